@@ -1,0 +1,131 @@
+/**
+ * The backend facade: picks the native addon, the JS twin or `ps`, says which and why, and answers
+ * the single-claim questions. The only importer of load.ts.
+ */
+import { formatLstart } from '../proc/lstart.js';
+import { loadNativeAddon } from './load.js';
+import { nativeBackend } from './native.js';
+import { jsLinuxBackend } from './js-linux.js';
+import { killOnlyBackend } from './js-generic.js';
+import { psBackend } from './ps.js';
+import {
+  STATE_GONE,
+  STATE_INVALID,
+  STATE_NAMES,
+  type BackendName,
+  type ProbeBackend,
+  type ProbeState,
+} from './types.js';
+
+export interface BackendInfo {
+  name: BackendName;
+  /** Why the native addon is not the one serving (absent when it is). */
+  reason?: string;
+}
+
+export interface ProbeResult {
+  pid: number;
+  state: ProbeState;
+  /** The current start token as Claude Code would record it, or undefined when unknown. */
+  token: string | undefined;
+}
+
+let current: { probe: ProbeBackend; info: BackendInfo } | undefined;
+
+function fallback(reason: string): { probe: ProbeBackend; info: BackendInfo } {
+  if (process.platform === 'linux') return { probe: jsLinuxBackend, info: { name: 'js', reason } };
+  // macOS has no procfs: without the addon, one `ps` spawn per batch gives the start times.
+  if (process.platform === 'darwin') return { probe: psBackend, info: { name: 'ps', reason } };
+  return { probe: killOnlyBackend, info: { name: 'js', reason: `${reason}; no start tokens on ${process.platform}` } };
+}
+
+function select(): { probe: ProbeBackend; info: BackendInfo } {
+  const forced = process.env.CC_SESSIONS_BACKEND?.trim() ?? '';
+  if (forced === 'js') {
+    return process.platform === 'darwin'
+      ? { probe: psBackend, info: { name: 'ps', reason: 'CC_SESSIONS_BACKEND=js (macOS has no procfs: ps serves)' } }
+      : fallback('CC_SESSIONS_BACKEND=js');
+  }
+  if (forced === 'ps') return { probe: psBackend, info: { name: 'ps', reason: 'CC_SESSIONS_BACKEND=ps' } };
+  const loaded = loadNativeAddon();
+  if (forced === 'native') {
+    if (!loaded.addon) throw new Error(`CC_SESSIONS_BACKEND=native, but the addon cannot load: ${loaded.reason}`);
+    return { probe: nativeBackend(loaded.addon), info: { name: 'native' } };
+  }
+  if (forced !== '') {
+    throw new Error(`CC_SESSIONS_BACKEND must be one of native, js, ps (got ${JSON.stringify(forced)})`);
+  }
+  return loaded.addon ? { probe: nativeBackend(loaded.addon), info: { name: 'native' } } : fallback(loaded.reason);
+}
+
+function selected(): { probe: ProbeBackend; info: BackendInfo } {
+  return (current ??= select());
+}
+
+/** The backend that serves probes, and why it is not the native one when it is not. */
+export function backend(): BackendInfo {
+  return { ...selected().info };
+}
+
+/** The ProbeBackend in use (internal: the registry probes through it in one batch). */
+export function probeBackend(): ProbeBackend {
+  return selected().probe;
+}
+
+/** Forgets the selected backend so the next call selects again (tests switch CC_SESSIONS_BACKEND). */
+export function resetBackend(): void {
+  current = undefined;
+}
+
+/** A numeric token from a backend → the string Claude Code would have recorded. */
+export function tokenString(form: ProbeBackend['tokenForm'], value: number): string | undefined {
+  if (Number.isNaN(value)) return undefined;
+  return form === 'lstart' ? formatLstart(value) : String(value);
+}
+
+const INT32_MAX = 2147483647;
+
+/**
+ * Probes many PIDs in one backend call. Non-integers and PIDs ≤ 0 are `invalid` and never reach a
+ * system call; PIDs above 2^31-1 cannot exist and are `gone`.
+ */
+export function probe(pids: ArrayLike<number>): ProbeResult[] {
+  if (pids === null || typeof pids !== 'object' || typeof pids.length !== 'number') {
+    throw new TypeError('probe(pids): pids must be an array of numbers');
+  }
+  const count = pids.length;
+  const input = new Int32Array(count);
+  const states = new Uint8Array(count);
+  const tokens = new Float64Array(count);
+  const preset = new Uint8Array(count); // 0: ask the backend, else the state decided here
+  for (let i = 0; i < count; i++) {
+    const pid = pids[i];
+    if (typeof pid !== 'number') throw new TypeError(`probe(pids): pids[${i}] is not a number`);
+    if (!Number.isInteger(pid) || pid <= 0) preset[i] = STATE_INVALID + 1;
+    else if (pid > INT32_MAX) preset[i] = STATE_GONE + 1;
+    else input[i] = pid;
+  }
+  const { probe: backendImpl } = selected();
+  if (count > 0) backendImpl.probeInto(input, states, tokens);
+  const results: ProbeResult[] = new Array(count);
+  for (let i = 0; i < count; i++) {
+    const decided = preset[i]! > 0;
+    results[i] = {
+      pid: pids[i]!,
+      state: STATE_NAMES[decided ? preset[i]! - 1 : states[i]!]!,
+      token: decided ? undefined : tokenString(backendImpl.tokenForm, tokens[i]!),
+    };
+  }
+  return results;
+}
+
+/** True when a process with this PID exists now (kill(pid, 0) succeeds or says EPERM; zombies too). */
+export function pidExists(pid: number): boolean {
+  const [result] = probe([pid]);
+  return result!.state !== 'gone' && result!.state !== 'invalid';
+}
+
+/** The current start token of this PID, as Claude Code would record it, or undefined. */
+export function processStartToken(pid: number): string | undefined {
+  return probe([pid])[0]!.token;
+}

@@ -1,0 +1,47 @@
+/**
+ * The leaf loader: finds and loads the compiled addon, or says why it could not. Nothing but the
+ * backend facade imports this file.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export interface NativeAddon {
+  probe(pids: Int32Array, states: Uint8Array, tokens: Float64Array): void;
+  readonly clockTicks: number;
+}
+
+export type AddonLoad = { addon: NativeAddon; reason?: undefined } | { addon?: undefined; reason: string };
+
+declare const __filename: string | undefined;
+
+// In the CommonJS bundle `import.meta` is empty, so __filename is asked first.
+const here = typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
+
+/** The package root: the nearest folder above this file that holds binding.gyp. */
+function packageRoot(): string | undefined {
+  let dir = dirname(here);
+  for (let i = 0; i < 5; i++) {
+    if (existsSync(join(dir, 'binding.gyp'))) return dir;
+    const parent = dirname(dir);
+    if (parent === dir) break;
+    dir = parent;
+  }
+  return undefined;
+}
+
+export function loadNativeAddon(): AddonLoad {
+  const root = packageRoot();
+  if (root === undefined) return { reason: 'package root (binding.gyp) not found' };
+  try {
+    const require = createRequire(join(root, 'package.json'));
+    const nodeGypBuild = require('node-gyp-build') as (dir: string) => unknown;
+    const addon = nodeGypBuild(root) as Partial<NativeAddon>;
+    if (typeof addon.probe !== 'function') return { reason: 'the addon does not export probe()' };
+    return { addon: addon as NativeAddon };
+  } catch (err) {
+    const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+    return { reason: `no native addon for ${process.platform}-${process.arch}: ${message}` };
+  }
+}
