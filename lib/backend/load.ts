@@ -16,8 +16,10 @@ export type AddonLoad = { addon: NativeAddon; reason?: undefined } | { addon?: u
 
 declare const __filename: string | undefined;
 
-// In the CommonJS bundle `import.meta` is empty, so __filename is asked first.
-const here = typeof __filename === 'string' ? __filename : fileURLToPath(import.meta.url);
+// In the CommonJS bundle `import.meta` is empty and the module's own __filename serves. (A global
+// __filename, as in `node -e`, must not win over import.meta in ESM, so import.meta is asked first.)
+const metaUrl = (import.meta as { url?: string }).url;
+const here = metaUrl ? fileURLToPath(metaUrl) : (__filename as string);
 
 /** The package root: the nearest folder above this file that holds binding.gyp. */
 function packageRoot(): string | undefined {
