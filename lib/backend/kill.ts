@@ -17,9 +17,11 @@ const UV_ESRCH = -3;
  * Only ESRCH means it does not exist. The caller guarantees 0 < pid ≤ 2^31-1.
  */
 export function killZero(pid: number): boolean {
-  if (rawKill !== undefined) {
-    return rawKill(pid, 0) !== UV_ESRCH;
-  }
+  return rawKill !== undefined ? rawKill(pid, 0) !== UV_ESRCH : killZeroPortable(pid);
+}
+
+/** The same answer through the public API, for a Node without process._kill. */
+export function killZeroPortable(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -1,0 +1,78 @@
+/**
+ * The native addon and its JS twin must give identical answers. Thousands of mixed PIDs — live
+ * processes of this machine, our own sleeps, a zombie, thread IDs, dead and invalid PIDs — go to both.
+ */
+import { readdirSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { jsLinuxBackend } from '../../lib/backend/js-linux.js';
+import { loadNativeAddon } from '../../lib/backend/load.js';
+import { nativeBackend } from '../../lib/backend/native.js';
+import type { ProbeBackend } from '../../lib/backend/types.js';
+import { endAll, ownThreadId, spawnSleep, spawnZombie, type Spawned } from '../helpers/processes.js';
+
+function run(impl: ProbeBackend, pids: Int32Array): { states: Uint8Array; tokens: Float64Array } {
+  const states = new Uint8Array(pids.length).fill(255);
+  const tokens = new Float64Array(pids.length).fill(-1);
+  impl.probeInto(pids, states, tokens);
+  return { states, tokens };
+}
+
+/** A deterministic PRNG, so a failure can be replayed from the printed seed. */
+function mulberry32(seed: number): () => number {
+  return () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+describe('native and JS backends agree', () => {
+  const loaded = loadNativeAddon();
+  const own: Spawned[] = [];
+  let zombiePid = 0;
+
+  beforeAll(async () => {
+    for (let i = 0; i < 5; i++) own.push(spawnSleep());
+    const z = await spawnZombie();
+    own.push(z);
+    zombiePid = z.zombiePid;
+  });
+  afterAll(endAll);
+
+  it('the addon loads here', () => {
+    expect(loaded.reason).toBeUndefined();
+  });
+
+  it.each([1, 2, 3])('on several thousand random mixed PIDs (round %i)', (round) => {
+    const seed = Date.now() ^ (round * 7919);
+    const random = mulberry32(seed);
+    const machine = readdirSync('/proc').filter((n) => /^\d+$/.test(n)).map(Number);
+    const threads = readdirSync('/proc/self/task').map(Number);
+    const pick = <T,>(xs: T[]): T => xs[Math.floor(random() * xs.length)]!;
+    const special = [0, -1, -2147483648, 2147483647, 1, zombiePid, ownThreadId(), ...own.map((p) => p.pid)];
+    const pids = new Int32Array(5000);
+    for (let i = 0; i < pids.length; i++) {
+      const r = random();
+      pids[i] =
+        r < 0.3 ? pick(machine) : r < 0.35 ? pick(threads) : r < 0.4 ? pick(special) : r < 0.45 ? -Math.floor(random() * 1e6) : Math.floor(random() * 4_194_304) + 1;
+    }
+    const native = nativeBackend(loaded.addon!);
+    const before = run(native, pids);
+    const js = run(jsLinuxBackend, pids);
+    const after = run(native, pids);
+    const disagreements: string[] = [];
+    for (let i = 0; i < pids.length; i++) {
+      const same = (a: { states: Uint8Array; tokens: Float64Array }) =>
+        a.states[i] === js.states[i] && Object.is(a.tokens[i], js.tokens[i]);
+      // A process of this busy machine may start or exit between the calls: the JS answer must
+      // equal the native one from just before or just after it.
+      if (!same(before) && !same(after)) {
+        disagreements.push(`pid ${pids[i]}: native ${before.states[i]}/${before.tokens[i]} js ${js.states[i]}/${js.tokens[i]}`);
+      }
+    }
+    expect(disagreements, `seed ${seed}`).toEqual([]);
+    // The mix really covered every state (invalid, gone, alive, zombie).
+    expect(new Set(js.states)).toEqual(new Set([0, 1, 2, 4]));
+  });
+});

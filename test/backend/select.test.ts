@@ -1,0 +1,90 @@
+/** Which backend serves, why, and how CC_SESSIONS_BACKEND forces one. */
+import { spawnSync } from 'node:child_process';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { backend, resetBackend } from '../../lib/backend/index.js';
+import { killZero, killZeroPortable } from '../../lib/backend/kill.js';
+import { ownThreadId, reapedPid, spawnSleep } from '../helpers/processes.js';
+
+afterEach(() => {
+  delete process.env.CC_SESSIONS_BACKEND;
+  resetBackend();
+});
+
+describe('backend()', () => {
+  it('serves with the native addon by default where it loads, with no reason given', () => {
+    expect(backend()).toEqual({ name: 'native' });
+  });
+
+  it.each([
+    ['js', 'js'],
+    ['ps', 'ps'],
+    ['native', 'native'],
+  ])('CC_SESSIONS_BACKEND=%s selects %s', (forced, name) => {
+    process.env.CC_SESSIONS_BACKEND = forced;
+    resetBackend();
+    const info = backend();
+    expect(info.name).toBe(name);
+    if (name !== 'native') expect(info.reason).toContain(`CC_SESSIONS_BACKEND=${forced}`);
+  });
+
+  it('rejects an unknown CC_SESSIONS_BACKEND with a clear message', () => {
+    process.env.CC_SESSIONS_BACKEND = 'fast';
+    resetBackend();
+    expect(() => backend()).toThrow(/CC_SESSIONS_BACKEND must be one of native, js, ps/);
+  });
+
+  it('returns a copy that callers cannot use to change the selection', () => {
+    const info = backend();
+    (info as { name: string }).name = 'js';
+    expect(backend().name).toBe('native');
+  });
+});
+
+describe('without a loadable addon', () => {
+  // The bundled library copied where no binding.gyp, build or prebuild can be found.
+  function runCopy(env: Record<string, string>): ReturnType<typeof spawnSync> {
+    const dir = mkdtempSync(join(tmpdir(), 'ccs-noaddon-'));
+    try {
+      mkdirSync(join(dir, 'dist'));
+      copyFileSync(join(import.meta.dirname, '../../dist/index.js'), join(dir, 'dist/index.js'));
+      writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
+      const script =
+        "const m = await import('./dist/index.js'); console.log(JSON.stringify({ backend: m.backend(), self: m.probe([process.pid])[0].state }));";
+      return spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { ...process.env, ...env },
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }
+
+  it('falls back to the JS backend and says why', () => {
+    const out = runCopy({ CC_SESSIONS_BACKEND: '' });
+    expect(out.status).toBe(0);
+    const answer = JSON.parse(String(out.stdout));
+    expect(answer.backend.name).toBe('js');
+    expect(answer.backend.reason).toMatch(/binding\.gyp|addon/);
+    expect(answer.self).toBe('alive');
+  });
+
+  it('fails loudly when CC_SESSIONS_BACKEND=native', () => {
+    const out = runCopy({ CC_SESSIONS_BACKEND: 'native' });
+    expect(out.status).not.toBe(0);
+    expect(String(out.stderr)).toMatch(/CC_SESSIONS_BACKEND=native, but the addon cannot load/);
+  });
+});
+
+describe('kill(pid, 0) without process._kill', () => {
+  it('the portable try/catch path gives the same answers as the errno path', async () => {
+    const live = spawnSleep();
+    const pids = [process.pid, live.pid, reapedPid(), 2147483000, ownThreadId()];
+    expect(pids.map(killZeroPortable)).toEqual(pids.map(killZero));
+    expect(pids.map(killZero)).toEqual([true, true, false, false, true]);
+    await live.end();
+  });
+});
