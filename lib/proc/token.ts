@@ -11,8 +11,12 @@ import { isLstartText, normaliseLstart } from './lstart.js';
 export type TokenForm = 'ticks' | 'lstart' | 'windows' | 'unknown';
 
 const DECIMAL = /^[0-9]+$/;
-// 1e15 ticks at 100 Hz is 317,000 years of uptime; Windows FILETIMEs since 1990 exceed 1e16.
-const WINDOWS_MIN = 1e16;
+// 1e15 ticks at 100 Hz is 317,000 years of uptime; Windows FILETIMEs since 1990 exceed 1e16, i.e. have
+// 17 digits or more. Counted in digits: Number('9999999999999999') rounds up to 1e16.
+const WINDOWS_MIN_DIGITS = 17;
+// .NET ticks count from year 1, FILETIME from 1601: .NET = FILETIME + 5.04e17. FILETIME stays below
+// 5e17 until about year 3185, so the two Windows encodings never overlap and are told apart here.
+const DOTNET_MIN = 5e17;
 
 /**
  * Normalises a raw `procStart` / `procStartFt` value: a non-blank string, trimmed. Anything else
@@ -24,23 +28,28 @@ export function recordedToken(value: unknown): string | undefined {
   return trimmed === '' ? undefined : trimmed;
 }
 
+/** The form of a token (see the top of this file). Blank text is `unknown`. */
 export function classifyToken(token: string): TokenForm {
   const t = token.trim();
   if (DECIMAL.test(t)) {
     // Leading zeros are not a form any writer produces.
     if (t.length > 1 && t.charCodeAt(0) === 0x30) return 'unknown';
-    return Number(t) >= WINDOWS_MIN ? 'windows' : 'ticks';
+    return t.length >= WINDOWS_MIN_DIGITS ? 'windows' : 'ticks';
   }
   return isLstartText(t) ? 'lstart' : 'unknown';
 }
 
 /**
  * Compares a recorded token with the current one: true (same process), false (same form, different
- * value: another process), or undefined when the two are not comparable (different or unknown forms).
+ * value: another process), or undefined when the two are not comparable (different or unknown forms,
+ * or a FILETIME against .NET ticks). Ticks compare exactly, lstart text after collapsing whitespace.
  */
 export function compareTokens(recorded: string, current: string): boolean | undefined {
   const form = classifyToken(recorded);
   if (form === 'unknown' || form !== classifyToken(current)) return undefined;
   if (form === 'lstart') return normaliseLstart(recorded) === normaliseLstart(current);
-  return recorded.trim() === current.trim();
+  const a = recorded.trim();
+  const b = current.trim();
+  if (form === 'windows' && Number(a) >= DOTNET_MIN !== Number(b) >= DOTNET_MIN) return undefined;
+  return a === b;
 }
