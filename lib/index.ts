@@ -5,3 +5,24 @@ export type { BackendName, ProbeState } from './backend/types.js';
 export { recordedToken, classifyToken, compareTokens } from './proc/token.js';
 export type { TokenForm } from './proc/token.js';
 export { formatLstart, parseLstart } from './proc/lstart.js';
+export { defaultConfigDir, sessionsDir } from './registry/config.js';
+export { scanRegistry, scanRegistryAsync, readRecords, readRecordsAsync } from './registry/scan.js';
+export {
+  liveRecords,
+  liveRecordsAsync,
+  liveInteractiveRecords,
+  liveInteractiveRecordsAsync,
+  hasLiveInteractive,
+  hasLiveInteractiveAsync,
+} from './registry/guards.js';
+export { verdict, isLive } from './registry/verdict.js';
+export { BACKGROUND_KINDS, DEAD_VERDICTS } from './registry/types.js';
+export type {
+  SessionRecord,
+  Verdict,
+  SkipReason,
+  SkippedCandidate,
+  ScanResult,
+  ConfigDirs,
+  ReadOptions,
+} from './registry/types.js';

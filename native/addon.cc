@@ -2,6 +2,10 @@
 #include <napi.h>
 
 #include "probe.h"
+#include "read.h"
+
+#include <string>
+#include <vector>
 
 namespace {
 
@@ -31,8 +35,41 @@ Napi::Value Probe(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
+// readFiles(dir, names joined by NUL, count, maxBytes, status: Uint8Array, meta: Float64Array) -> Buffer
+Napi::Value ReadFiles(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 6 || !info[0].IsString() || !info[1].IsString() || !info[2].IsNumber() ||
+      !info[3].IsNumber() || !info[4].IsTypedArray() || !info[5].IsTypedArray()) {
+    Napi::TypeError::New(env, "readFiles(dir, names, count, maxBytes, status: Uint8Array, meta: Float64Array)")
+        .ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  auto status = info[4].As<Napi::TypedArray>();
+  auto meta = info[5].As<Napi::TypedArray>();
+  const double count_d = info[2].As<Napi::Number>().DoubleValue();
+  const double max_d = info[3].As<Napi::Number>().DoubleValue();
+  if (status.TypedArrayType() != napi_uint8_array || meta.TypedArrayType() != napi_float64_array ||
+      !(count_d >= 0) || !(max_d >= 0) || max_d > 1073741824.0) {
+    Napi::TypeError::New(env, "readFiles: bad count, maxBytes or array types").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  const size_t count = static_cast<size_t>(count_d);
+  if (status.ElementLength() < count || meta.ElementLength() < count * ccs::kMetaStride) {
+    Napi::RangeError::New(env, "readFiles: output arrays are too short").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  const std::string dir = info[0].As<Napi::String>().Utf8Value();
+  const std::string names = info[1].As<Napi::String>().Utf8Value();
+  std::vector<char> out;
+  out.reserve(count * 1024);
+  ccs::ReadFilesAt(dir.c_str(), names.data(), names.size(), count, static_cast<size_t>(max_d),
+                   status.As<Napi::Uint8Array>().Data(), meta.As<Napi::Float64Array>().Data(), &out);
+  return Napi::Buffer<char>::Copy(env, out.data(), out.size());
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
+  exports.Set("readFiles", Napi::Function::New(env, ReadFiles, "readFiles"));
   exports.Set("clockTicks", Napi::Number::New(env, static_cast<double>(ccs::ClockTicksPerSecond())));
   return exports;
 }

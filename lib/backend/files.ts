@@ -1,0 +1,148 @@
+/**
+ * The read backend facade: reads many candidate files of one folder in one call, safely (no symlink
+ * follow, no FIFO block, regular files only, bounded). The native addon does it in one N-API call
+ * (openat + fstat + read per file); the pure-JS twin below has the same signature and answers.
+ * Selection follows CC_SESSIONS_BACKEND like the probe: `js`/`ps` force the twin, `native` demands the
+ * addon, otherwise the addon serves when it loads.
+ */
+import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadNativeAddon } from './load.js';
+import { READ_MISSING, READ_NOT_REGULAR, READ_OK, READ_SYMLINK, READ_TOO_LARGE, READ_UNREADABLE } from './types.js';
+
+/** Per-file values in `FileBatch.meta`, in this order. */
+export const META_OFFSET = 0;
+export const META_LENGTH = 1;
+export const META_INO = 2;
+export const META_SIZE = 3;
+export const META_MTIME_MS = 4;
+export const META_STRIDE = 5;
+
+export interface FileBatch {
+  /** READ_* code per file. */
+  status: Uint8Array;
+  /** META_STRIDE numbers per file: offset and length into `bytes`, inode, size and mtime (ms) from fstat. */
+  meta: Float64Array;
+  /** The contents of every READ_OK file, one after another. */
+  bytes: Buffer;
+}
+
+export type ReadFiles = (dir: string, names: readonly string[], maxBytes: number) => FileBatch;
+
+interface NativeReader {
+  readFiles(dir: string, joinedNames: string, count: number, maxBytes: number, status: Uint8Array, meta: Float64Array): Buffer;
+}
+
+const FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0);
+
+function openError(err: unknown): number {
+  const code = (err as NodeJS.ErrnoException).code;
+  // O_NOFOLLOW on a symlink fails with ELOOP (EMLINK on some BSDs).
+  if (code === 'ELOOP' || code === 'EMLINK') return READ_SYMLINK;
+  if (code === 'ENOENT' || code === 'ENOTDIR') return READ_MISSING;
+  return READ_UNREADABLE;
+}
+
+/** The pure-JS twin of the native batch read (Node opens with O_CLOEXEC by itself). */
+export const jsReadFiles: ReadFiles = (dir, names, maxBytes) => {
+  const count = names.length;
+  const status = new Uint8Array(count);
+  const meta = new Float64Array(count * META_STRIDE);
+  let out = Buffer.allocUnsafe(4096);
+  let used = 0;
+  for (let i = 0; i < count; i++) {
+    const m = i * META_STRIDE;
+    meta[m + META_OFFSET] = used;
+    let fd: number;
+    try {
+      fd = openSync(join(dir, names[i]!), FLAGS);
+    } catch (err) {
+      status[i] = openError(err);
+      continue;
+    }
+    try {
+      const st = fstatSync(fd);
+      meta[m + META_INO] = st.ino;
+      meta[m + META_SIZE] = st.size;
+      meta[m + META_MTIME_MS] = st.mtimeMs;
+      if (!st.isFile()) {
+        status[i] = READ_NOT_REGULAR;
+        continue;
+      }
+      if (st.size > maxBytes) {
+        status[i] = READ_TOO_LARGE;
+        continue;
+      }
+      // Read at most maxBytes + 1: one byte more than allowed proves the file grew past the cap.
+      const want = maxBytes + 1;
+      if (out.length - used < want) {
+        const bigger = Buffer.allocUnsafe(Math.max(out.length * 2, used + want));
+        out.copy(bigger, 0, 0, used);
+        out = bigger;
+      }
+      let got = 0;
+      for (;;) {
+        const n = readSync(fd, out, used + got, want - got, got);
+        if (n === 0) break;
+        got += n;
+        if (got >= want) break;
+      }
+      if (got > maxBytes) {
+        status[i] = READ_TOO_LARGE;
+        continue;
+      }
+      meta[m + META_LENGTH] = got;
+      used += got;
+      status[i] = READ_OK;
+    } catch {
+      status[i] = READ_UNREADABLE;
+    } finally {
+      closeSync(fd);
+    }
+  }
+  return { status, meta, bytes: out.subarray(0, used) };
+};
+
+function nativeReadFiles(addon: NativeReader): ReadFiles {
+  return (dir, names, maxBytes) => {
+    const count = names.length;
+    const status = new Uint8Array(count);
+    const meta = new Float64Array(count * META_STRIDE);
+    if (count === 0) return { status, meta, bytes: Buffer.alloc(0) };
+    // One string for all names: one N-API conversion instead of one per file (names hold no NUL).
+    const bytes = addon.readFiles(dir, names.join('\0'), count, maxBytes, status, meta);
+    return { status, meta, bytes };
+  };
+}
+
+let selected: { key: string; name: 'native' | 'js'; read: ReadFiles } | undefined;
+
+function select(key: string): { key: string; name: 'native' | 'js'; read: ReadFiles } {
+  if (key === 'js' || key === 'ps') return { key, name: 'js', read: jsReadFiles };
+  const loaded = loadNativeAddon();
+  const reader = loaded.addon as Partial<NativeReader> | undefined;
+  if (reader && typeof reader.readFiles === 'function') {
+    return { key, name: 'native', read: nativeReadFiles(reader as NativeReader) };
+  }
+  if (key === 'native') {
+    throw new Error(`CC_SESSIONS_BACKEND=native, but the addon cannot read files: ${loaded.reason ?? 'no readFiles()'}`);
+  }
+  return { key, name: 'js', read: jsReadFiles };
+}
+
+function current(): { name: 'native' | 'js'; read: ReadFiles } {
+  // Keyed on the variable, so a test that switches CC_SESSIONS_BACKEND switches readers too.
+  const key = process.env.CC_SESSIONS_BACKEND?.trim() ?? '';
+  if (selected === undefined || selected.key !== key) selected = select(key);
+  return selected;
+}
+
+/** Which reader serves: the addon's batch read or the JS twin. */
+export function readBackendName(): 'native' | 'js' {
+  return current().name;
+}
+
+/** Reads `names` inside `dir` in one batch. Never throws for file content or file errors. */
+export function readFiles(dir: string, names: readonly string[], maxBytes: number): FileBatch {
+  return current().read(dir, names, maxBytes);
+}

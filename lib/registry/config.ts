@@ -1,0 +1,64 @@
+/**
+ * Where the registry lives: the config dir(s), their `sessions/` folders, and which file names are
+ * candidates. Pure except for the realpath used to read a shared folder once.
+ */
+import { realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { ConfigDirs } from './types.js';
+
+/** `CLAUDE_CONFIG_DIR`, else `~/.claude`, NFC-normalised as Claude Code does (`??`: an empty value is kept). */
+export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env): string {
+  return (env.CLAUDE_CONFIG_DIR ?? join(homedir(), '.claude')).normalize('NFC');
+}
+
+/** `<configDir>/sessions`. */
+export function sessionsDir(configDir: string): string {
+  if (typeof configDir !== 'string') throw new TypeError('sessionsDir(configDir): configDir must be a string');
+  return join(configDir, 'sessions');
+}
+
+/** Canonical decimal `<pid>.json` only: `0123.json`, `12.json.tmp`, `123.<hex>.key`, `notes.json` are not. */
+const CANDIDATE = /^[1-9][0-9]*\.json$/;
+
+export function isCandidateName(name: string): boolean {
+  return CANDIDATE.test(name);
+}
+
+/** The PID in a candidate's name, or undefined for a non-candidate (or a PID beyond a safe integer). */
+export function pidFromName(name: string): number | undefined {
+  if (!CANDIDATE.test(name)) return undefined;
+  const pid = Number(name.slice(0, -5));
+  return Number.isSafeInteger(pid) ? pid : undefined;
+}
+
+function configDirList(configDirs: ConfigDirs, env: NodeJS.ProcessEnv): readonly string[] {
+  if (configDirs === undefined) return [defaultConfigDir(env)];
+  if (typeof configDirs === 'string') return [configDirs];
+  if (!Array.isArray(configDirs) || configDirs.some((d) => typeof d !== 'string')) {
+    throw new TypeError('configDirs must be a string, an array of strings, or undefined');
+  }
+  return configDirs;
+}
+
+/**
+ * The `sessions/` folders to read, in the order given, with folders that resolve (realpath) to the
+ * same place kept once. A folder that does not exist is kept under its absolute path: reading it
+ * yields an empty registry.
+ */
+export function resolveSessionsDirs(configDirs: ConfigDirs, env: NodeJS.ProcessEnv = process.env): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const configDir of configDirList(configDirs, env)) {
+    let dir = resolve(sessionsDir(configDir));
+    try {
+      dir = realpathSync(dir);
+    } catch {
+      // Missing or unreadable: keep the plain absolute path; the read finds nothing there.
+    }
+    if (seen.has(dir)) continue;
+    seen.add(dir);
+    out.push(dir);
+  }
+  return out;
+}

@@ -1,0 +1,54 @@
+/**
+ * The questions callers ask of the registry: which sessions are live, which are human, and the guard
+ * for deleting or renaming a profile, which errs towards "someone may be here".
+ */
+import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkipReason } from './types.js';
+import { scanRegistry, scanRegistryAsync } from './scan.js';
+import { probeStates } from './verdict.js';
+
+export function liveRecords(configDirs?: ConfigDirs, options?: ReadOptions): SessionRecord[] {
+  return scanRegistry(configDirs, options).records.filter((r) => r.live);
+}
+
+export async function liveRecordsAsync(configDirs?: ConfigDirs, options?: ReadOptions): Promise<SessionRecord[]> {
+  return (await scanRegistryAsync(configDirs, options)).records.filter((r) => r.live);
+}
+
+export function liveInteractiveRecords(configDirs?: ConfigDirs, options?: ReadOptions): SessionRecord[] {
+  return scanRegistry(configDirs, options).records.filter((r) => r.live && r.interactive);
+}
+
+export async function liveInteractiveRecordsAsync(
+  configDirs?: ConfigDirs,
+  options?: ReadOptions,
+): Promise<SessionRecord[]> {
+  return (await scanRegistryAsync(configDirs, options)).records.filter((r) => r.live && r.interactive);
+}
+
+/**
+ * Skips whose content may be Claude Code's own file caught mid-write or in a format we do not know.
+ * A symlink, a FIFO, a directory or an oversized file is not something Claude Code writes.
+ */
+const CONTENT_REASONS: ReadonlySet<SkipReason> = new Set<SkipReason>([
+  'unparseable',
+  'unreadable',
+  'not-object',
+  'pid-mismatch',
+  'no-session-id',
+]);
+
+/** True when a live interactive record exists, or a candidate we could not read names a PID that exists. */
+export function hasLiveInteractiveIn(scan: ScanResult): boolean {
+  if (scan.records.some((r) => r.live && r.interactive)) return true;
+  const pids = scan.skipped.filter((s) => CONTENT_REASONS.has(s.reason)).map((s) => s.pid);
+  if (pids.length === 0) return false;
+  return probeStates(pids).some((state) => state === 'alive' || state === 'unverified');
+}
+
+export function hasLiveInteractive(configDirs?: ConfigDirs, options?: ReadOptions): boolean {
+  return hasLiveInteractiveIn(scanRegistry(configDirs, options));
+}
+
+export async function hasLiveInteractiveAsync(configDirs?: ConfigDirs, options?: ReadOptions): Promise<boolean> {
+  return hasLiveInteractiveIn(await scanRegistryAsync(configDirs, options));
+}

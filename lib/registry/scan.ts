@@ -1,0 +1,137 @@
+/**
+ * The registry read: folders → candidate names → one batch read per folder → claims or reasoned
+ * skips → one re-read of empty or unparseable files after a short pause (Claude Code writes without
+ * a rename, so a reader can catch a file mid-write) → one batch probe for all claims.
+ */
+import { join } from 'node:path';
+import { pidFromName, resolveSessionsDirs } from './config.js';
+import { listCandidates, listCandidatesAsync, readBatch } from './read.js';
+import { parseClaim, type Claim } from './schema.js';
+import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkippedCandidate, SkipReason } from './types.js';
+import { judgeClaims } from './verdict.js';
+
+/** Claude Code's own reader pauses 25 ms before its one re-read. */
+export const DEFAULT_RETRY_DELAY_MS = 25;
+
+type Outcome = Claim | SkipReason | 'missing';
+
+interface Folder {
+  dir: string;
+  names: string[];
+  outcomes: Outcome[];
+}
+
+function namePid(name: string): number {
+  // A name beyond a safe integer is still a candidate; no record can match it (pid-mismatch).
+  return pidFromName(name) ?? Number.NaN;
+}
+
+function readOutcomes(dir: string, names: readonly string[]): Outcome[] {
+  if (names.length === 0) return [];
+  const at = readBatch(dir, names);
+  const out: Outcome[] = new Array(names.length);
+  for (let i = 0; i < names.length; i++) {
+    const r = at(i);
+    out[i] = r.ok ? parseClaim(r.bytes, join(dir, names[i]!), namePid(names[i]!)) : r.reason;
+  }
+  return out;
+}
+
+function retryDelay(options: ReadOptions | undefined): number {
+  const ms = options?.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
+    throw new TypeError('options.retryDelayMs must be a finite number ≥ 0');
+  }
+  return ms;
+}
+
+function checkOptions(options: unknown): ReadOptions | undefined {
+  if (options !== undefined && (options === null || typeof options !== 'object')) {
+    throw new TypeError('options must be an object or undefined');
+  }
+  return options as ReadOptions | undefined;
+}
+
+function needsRetry(folders: readonly Folder[]): boolean {
+  return folders.some((f) => f.outcomes.includes('unparseable'));
+}
+
+/** Re-reads, in one batch per folder, the files whose first read was empty or unparseable. */
+function reread(folders: readonly Folder[]): void {
+  for (const f of folders) {
+    const idx: number[] = [];
+    f.outcomes.forEach((o, i) => o === 'unparseable' && idx.push(i));
+    if (idx.length === 0) continue;
+    const again = readOutcomes(
+      f.dir,
+      idx.map((i) => f.names[i]!),
+    );
+    idx.forEach((i, k) => (f.outcomes[i] = again[k]!));
+  }
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+function sleepSync(ms: number): void {
+  if (ms > 0) Atomics.wait(sleeper, 0, 0, ms);
+}
+
+function byPidThenPath(a: { pid: number; path: string }, b: { pid: number; path: string }): number {
+  return a.pid - b.pid || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+}
+
+function finish(folders: readonly Folder[]): ScanResult {
+  const claims: Claim[] = [];
+  const skipped: SkippedCandidate[] = [];
+  for (const f of folders) {
+    for (let i = 0; i < f.names.length; i++) {
+      const o = f.outcomes[i]!;
+      if (typeof o === 'object') claims.push(o);
+      // A file that vanished between listing and reading is simply no longer a candidate.
+      else if (o !== 'missing') skipped.push({ path: join(f.dir, f.names[i]!), pid: namePid(f.names[i]!), reason: o });
+    }
+  }
+  const records: SessionRecord[] = judgeClaims(claims).sort(byPidThenPath);
+  return { records, skipped: skipped.sort(byPidThenPath) };
+}
+
+/** Every record (with its verdict) and every skipped candidate with its reason. Never throws for content. */
+export function scanRegistry(configDirs?: ConfigDirs, options?: ReadOptions): ScanResult {
+  const opts = checkOptions(options);
+  const delay = retryDelay(opts);
+  const folders: Folder[] = resolveSessionsDirs(configDirs, opts?.env).map((dir) => {
+    const names = listCandidates(dir);
+    return { dir, names, outcomes: readOutcomes(dir, names) };
+  });
+  if (needsRetry(folders)) {
+    sleepSync(delay);
+    reread(folders);
+  }
+  return finish(folders);
+}
+
+/**
+ * The async twin: listing and the pause do not block the event loop; the batch read itself is one
+ * short synchronous call per folder (a native call of ~1 µs per file).
+ */
+export async function scanRegistryAsync(configDirs?: ConfigDirs, options?: ReadOptions): Promise<ScanResult> {
+  const opts = checkOptions(options);
+  const delay = retryDelay(opts);
+  const dirs = resolveSessionsDirs(configDirs, opts?.env);
+  const lists = await Promise.all(dirs.map(listCandidatesAsync));
+  const folders: Folder[] = dirs.map((dir, i) => ({ dir, names: lists[i]!, outcomes: readOutcomes(dir, lists[i]!) }));
+  if (needsRetry(folders)) {
+    await new Promise((resolve) => setTimeout(resolve, delay));
+    reread(folders);
+  }
+  return finish(folders);
+}
+
+/** Every record, live or not, sorted by PID. */
+export function readRecords(configDirs?: ConfigDirs, options?: ReadOptions): SessionRecord[] {
+  return scanRegistry(configDirs, options).records;
+}
+
+export async function readRecordsAsync(configDirs?: ConfigDirs, options?: ReadOptions): Promise<SessionRecord[]> {
+  return (await scanRegistryAsync(configDirs, options)).records;
+}

@@ -1,0 +1,95 @@
+/**
+ * A candidate's bytes → a typed claim, or why it is not a record. `pid` and `sessionId` are strict
+ * (they are the identity); every other field is lenient: a wrong type reads as absent, never as an
+ * error, because the writer is another program whose format drifts between versions.
+ */
+import * as z from 'zod/mini';
+import { recordedToken } from '../proc/token.js';
+import { BACKGROUND_KINDS, type SessionRecord, type SkipReason } from './types.js';
+
+/** A record before its liveness is known. */
+export type Claim = Omit<SessionRecord, 'verdict' | 'live' | 'interactive'>;
+
+const optString = z.catch(z.optional(z.string()), undefined);
+const optNumber = z.catch(z.optional(z.number()), undefined);
+
+/** The lenient fields, under their own names. Unknown fields are ignored here and kept in `raw`. */
+export const lenientFields = z.object({
+  cwd: optString,
+  startedAt: optNumber,
+  procStart: optString,
+  procStartFt: optString,
+  pidDomain: optString,
+  version: optString,
+  kind: optString,
+  entrypoint: optString,
+  name: optString,
+  status: optString,
+  waitingFor: optString,
+  updatedAt: optNumber,
+  statusUpdatedAt: optNumber,
+  messagingSocketPath: optString,
+  bridgeSessionId: optString,
+  tmux: optString,
+});
+
+const BACKGROUND = new Set(BACKGROUND_KINDS);
+
+/** A record is interactive unless its kind is a background kind (missing and unknown kinds are). */
+export function isInteractiveKind(kind: string): boolean {
+  return !BACKGROUND.has(kind);
+}
+
+function decode(bytes: Uint8Array): string {
+  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  return buf.toString('utf8');
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    // Syntax errors, and a RangeError should some engine recurse on deeply nested input.
+    return undefined;
+  }
+}
+
+/**
+ * Parses a candidate's bytes. `pidFromName` is the PID in the file name: the record's `pid` must be a
+ * safe integer ≥ 1 equal to it. Returns the frozen claim, or the reason it is skipped. Never throws.
+ */
+export function parseClaim(bytes: Uint8Array, path: string, pidFromName: number): Claim | SkipReason {
+  if (bytes.length === 0) return 'unparseable';
+  const doc = parseJson(decode(bytes));
+  if (doc === undefined) return 'unparseable';
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return 'not-object';
+  const raw = doc as Record<string, unknown>;
+  const pid = raw.pid;
+  if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid < 1 || pid !== pidFromName) return 'pid-mismatch';
+  const sessionId = raw.sessionId;
+  if (typeof sessionId !== 'string' || sessionId === '') return 'no-session-id';
+  const f = lenientFields.parse(raw);
+  return Object.freeze({
+    path,
+    pid,
+    sessionId,
+    token: recordedToken(raw.procStart) ?? recordedToken(raw.procStartFt),
+    pidDomain: f.pidDomain,
+    kind: f.kind ?? 'interactive',
+    cwd: f.cwd,
+    startedAt: f.startedAt,
+    procStart: f.procStart,
+    procStartFt: f.procStartFt,
+    version: f.version,
+    entrypoint: f.entrypoint,
+    name: f.name,
+    status: f.status,
+    waitingFor: f.waitingFor,
+    updatedAt: f.updatedAt,
+    statusUpdatedAt: f.statusUpdatedAt,
+    messagingSocketPath: f.messagingSocketPath,
+    bridgeSessionId: f.bridgeSessionId,
+    tmux: f.tmux,
+    raw: Object.freeze(raw),
+  });
+}

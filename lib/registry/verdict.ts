@@ -1,0 +1,128 @@
+/**
+ * Liveness policy: a claim plus what the probe measured → a verdict (CONTRACT.md section 2).
+ * Backends only measure; every decision is here, in one pure function, so the batch path
+ * (`judgeClaims`) and the single-claim path (`verdict`) cannot disagree.
+ */
+import { probeBackend, tokenString } from '../backend/index.js';
+import { STATE_GONE, STATE_NAMES, type ProbeState } from '../backend/types.js';
+import { compareTokens, recordedToken } from '../proc/token.js';
+import { domainFacts, isLocalClaim, type DomainFacts } from './domain.js';
+import { isInteractiveKind, type Claim } from './schema.js';
+import { DEAD_VERDICTS, type SessionRecord, type Verdict } from './types.js';
+
+/** Linux and macOS PIDs fit in a signed 32-bit integer: a PID above it cannot exist. */
+export const PID_MAX = 2147483647;
+
+/**
+ * The verdict for a local claim, given the probe's state and the current token. Conservative: only a
+ * provable difference is `recycled`; a missing token or a token of another form is `unverified`.
+ */
+export function decideVerdict(recorded: string | undefined, state: ProbeState, current: string | undefined): Verdict {
+  if (state === 'gone' || state === 'invalid') return 'gone';
+  // The PID's process has exited and awaits reaping: whoever it was, the claim is provably dead.
+  if (state === 'zombie') return 'zombie';
+  if (recorded === undefined || current === undefined || state === 'unverified') return 'unverified';
+  const same = compareTokens(recorded, current);
+  if (same === undefined) return 'unverified';
+  return same ? 'alive' : 'recycled';
+}
+
+export function isDeadVerdict(v: Verdict): boolean {
+  return DEAD_VERDICTS.has(v);
+}
+
+/** A claim's verdict → the frozen record. */
+function toRecord(claim: Claim, v: Verdict): SessionRecord {
+  return Object.freeze({ ...claim, interactive: isInteractiveKind(claim.kind), verdict: v, live: !DEAD_VERDICTS.has(v) });
+}
+
+/** What liveness depends on: the identity claim and where it was written. */
+export type LivenessKey = Pick<Claim, 'pid' | 'token' | 'pidDomain' | 'cwd'>;
+
+/**
+ * The verdicts of many claims from ONE backend probe. Foreign claims are never probed; a PID above
+ * PID_MAX is `gone` without a system call.
+ */
+export function judgeVerdicts(claims: readonly LivenessKey[], facts: DomainFacts = domainFacts()): Verdict[] {
+  const count = claims.length;
+  const verdicts: Verdict[] = new Array(count);
+  const slot = new Int32Array(count).fill(-1); // index into the probe arrays, or -1
+  let probed = 0;
+  for (let i = 0; i < count; i++) {
+    const c = claims[i]!;
+    if (!isLocalClaim(c.pidDomain, c.cwd, facts)) verdicts[i] = 'foreign';
+    else if (c.pid > PID_MAX) verdicts[i] = 'gone';
+    else slot[i] = probed++;
+  }
+  if (probed === 0) return verdicts;
+  const pids = new Int32Array(probed);
+  for (let i = 0; i < count; i++) if (slot[i]! >= 0) pids[slot[i]!] = claims[i]!.pid;
+  const states = new Uint8Array(probed);
+  const tokens = new Float64Array(probed);
+  const backendImpl = probeBackend();
+  backendImpl.probeInto(pids, states, tokens);
+  for (let i = 0; i < count; i++) {
+    const k = slot[i]!;
+    if (k < 0) continue;
+    const current = tokenString(backendImpl.tokenForm, tokens[k]!);
+    verdicts[i] = decideVerdict(claims[i]!.token, STATE_NAMES[states[k]!] ?? 'unverified', current);
+  }
+  return verdicts;
+}
+
+/** Claims → frozen records, liveness resolved in one batch probe, in the claims' order. */
+export function judgeClaims(claims: readonly Claim[], facts: DomainFacts = domainFacts()): SessionRecord[] {
+  const verdicts = judgeVerdicts(claims, facts);
+  return claims.map((claim, i) => toRecord(claim, verdicts[i]!));
+}
+
+/**
+ * Probe states for bare PIDs in one batch (no token, no domain): used by the guard for candidates
+ * that could not be read. PIDs outside 1..PID_MAX are `gone`/`invalid` without a system call.
+ */
+export function probeStates(pids: readonly number[]): ProbeState[] {
+  const out: ProbeState[] = new Array(pids.length);
+  const input = new Int32Array(pids.length);
+  let n = 0;
+  const slot: number[] = [];
+  for (let i = 0; i < pids.length; i++) {
+    const pid = pids[i]!;
+    if (!Number.isSafeInteger(pid) || pid < 1) out[i] = 'invalid';
+    else if (pid > PID_MAX) out[i] = STATE_NAMES[STATE_GONE]!;
+    else {
+      slot[i] = n;
+      input[n++] = pid;
+    }
+  }
+  if (n > 0) {
+    const states = new Uint8Array(n);
+    probeBackend().probeInto(input.subarray(0, n), states, new Float64Array(n));
+    for (let i = 0; i < pids.length; i++) if (slot[i] !== undefined) out[i] = STATE_NAMES[states[slot[i]!]!]!;
+  }
+  return out;
+}
+
+function checkClaim(fn: string, pid: unknown, token: unknown, pidDomain: unknown): void {
+  if (typeof pid !== 'number' || !Number.isSafeInteger(pid) || pid < 1) {
+    throw new TypeError(`${fn}(pid, token?, pidDomain?): pid must be a positive safe integer`);
+  }
+  if (token !== undefined && typeof token !== 'string') throw new TypeError(`${fn}: token must be a string or undefined`);
+  if (pidDomain !== undefined && typeof pidDomain !== 'string') {
+    throw new TypeError(`${fn}: pidDomain must be a string or undefined`);
+  }
+}
+
+/**
+ * The verdict for one claim, now. `token` is the recorded start token (normalised with
+ * recordedToken: blank is absent); `pidDomain` as recorded (absent: taken as local, except on WSL).
+ */
+export function verdict(pid: number, token?: string, pidDomain?: string): Verdict {
+  checkClaim('verdict', pid, token, pidDomain);
+  return judgeVerdicts([{ pid, token: recordedToken(token), pidDomain, cwd: undefined }])[0]!;
+}
+
+/** True unless the claim is provably dead (`gone`, `recycled`, `zombie`). */
+export function isLive(pid: number, token?: string, pidDomain?: string): boolean {
+  checkClaim('isLive', pid, token, pidDomain);
+  return !DEAD_VERDICTS.has(verdict(pid, token, pidDomain));
+}

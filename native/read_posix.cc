@@ -1,0 +1,121 @@
+// Safe batch read of candidate files (Linux and macOS): one directory fd, openat per file.
+#include "read.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ccs {
+namespace {
+
+uint8_t OpenErrorStatus(int err) {
+  // O_NOFOLLOW on a symlink fails with ELOOP (EMLINK on FreeBSD).
+  if (err == ELOOP || err == EMLINK) return kReadSymlink;
+  if (err == ENOENT || err == ENOTDIR) return kReadMissing;
+  return kReadUnreadable;
+}
+
+double MtimeMs(const struct stat& st) {
+#ifdef __APPLE__
+  return static_cast<double>(st.st_mtimespec.tv_sec) * 1000.0 + static_cast<double>(st.st_mtimespec.tv_nsec) / 1e6;
+#else
+  return static_cast<double>(st.st_mtim.tv_sec) * 1000.0 + static_cast<double>(st.st_mtim.tv_nsec) / 1e6;
+#endif
+}
+
+int OpenRetry(int dirfd, const char* name, int flags) {
+  int fd;
+  do {
+    fd = openat(dirfd, name, flags);
+  } while (fd < 0 && errno == EINTR);
+  return fd;
+}
+
+// Reads one open file into out; returns its status.
+uint8_t ReadOne(int fd, size_t max_bytes, double* m, std::vector<char>* out) {
+  struct stat st;
+  if (fstat(fd, &st) != 0) return kReadUnreadable;
+  m[2] = static_cast<double>(st.st_ino);
+  m[3] = static_cast<double>(st.st_size);
+  m[4] = MtimeMs(st);
+  if (!S_ISREG(st.st_mode)) return kReadNotRegular;
+  if (st.st_size < 0 || static_cast<size_t>(st.st_size) > max_bytes) return kReadTooLarge;
+  const size_t start = out->size();
+  const size_t want = max_bytes + 1;  // one byte more than allowed proves the file grew past the cap
+  // Size the buffer for what fstat saw (plus slack for growth), not the cap: most files are ~1 KiB.
+  size_t room = static_cast<size_t>(st.st_size) + 512;
+  if (room > want) room = want;
+  out->resize(start + room);
+  size_t got = 0;
+  for (;;) {
+    if (got == room) {
+      if (room == want) break;
+      room = room * 2 > want ? want : room * 2;
+      out->resize(start + room);
+    }
+    ssize_t n = read(fd, out->data() + start + got, room - got);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      out->resize(start);
+      return kReadUnreadable;
+    }
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (got > max_bytes) {
+    out->resize(start);
+    return kReadTooLarge;
+  }
+  out->resize(start + got);
+  m[1] = static_cast<double>(got);
+  return kReadOk;
+}
+
+}  // namespace
+
+void ReadFilesAt(const char* dir, const char* names, size_t names_len, size_t count, size_t max_bytes,
+                 uint8_t* status, double* meta, std::vector<char>* out) {
+  int dirfd;
+  do {
+    dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  } while (dirfd < 0 && errno == EINTR);
+  const uint8_t dir_status = dirfd < 0 ? OpenErrorStatus(errno) : static_cast<uint8_t>(kReadOk);
+  const int flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY;
+  const char* name = names;
+  const char* end = names + names_len;
+  for (size_t i = 0; i < count; ++i) {
+    double* m = meta + i * kMetaStride;
+    m[0] = static_cast<double>(out->size());
+    m[1] = m[2] = m[3] = m[4] = 0;
+    if (name >= end) {  // fewer names than count: nothing to open
+      status[i] = kReadMissing;
+      continue;
+    }
+    const char* next = static_cast<const char*>(memchr(name, '\0', static_cast<size_t>(end - name)));
+    const char* name_end = next ? next : end;
+    // Names are NUL-separated; the last one ends at names_len, so copy it to terminate it.
+    char buf[256];
+    const size_t len = static_cast<size_t>(name_end - name);
+    if (dir_status != kReadOk) {
+      status[i] = dir_status;
+    } else if (len == 0 || len >= sizeof(buf)) {
+      status[i] = kReadMissing;
+    } else {
+      memcpy(buf, name, len);
+      buf[len] = '\0';
+      int fd = OpenRetry(dirfd, buf, flags);
+      if (fd < 0) {
+        status[i] = OpenErrorStatus(errno);
+      } else {
+        status[i] = ReadOne(fd, max_bytes, m, out);
+        close(fd);
+      }
+    }
+    name = name_end + 1;
+  }
+  if (dirfd >= 0) close(dirfd);
+}
+
+}  // namespace ccs

@@ -1,0 +1,152 @@
+/** Safe reads of a folder that belongs to another program: every bad input is skipped with its reason. */
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { readBackendName } from '../../lib/backend/files.js';
+import { readCandidateFile } from '../../lib/registry/read.js';
+import { hasLiveInteractive, readRecords, scanRegistry } from '../../lib/index.js';
+import { BACKENDS, useBackend } from '../helpers/backends.js';
+import { endAll, procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
+import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
+
+const FAST = { retryDelayMs: 1 };
+
+describe.each(BACKENDS)('safe reads (%s backend)', (backendName) => {
+  let restore: () => void;
+  let reg: RegistryFixture;
+  let live: Spawned;
+
+  beforeAll(() => {
+    restore = useBackend(backendName);
+    live = spawnSleep();
+  });
+  afterAll(async () => {
+    await live.end();
+    await endAll();
+    restore();
+  });
+  beforeEach(() => {
+    reg = makeRegistry();
+  });
+  afterEach(() => reg.remove());
+
+  const reasons = () => Object.fromEntries(scanRegistry(reg.configDir, FAST).skipped.map((s) => [s.path, s.reason]));
+
+  it('serves from the selected reader', () => {
+    expect(readBackendName()).toBe(backendName);
+  });
+
+  it('reads a valid record of a live process', () => {
+    const path = reg.write(live.pid, sessionRecord(live.pid, { procStart: procStartTicks(live.pid) }));
+    const { records, skipped } = scanRegistry(reg.configDir, FAST);
+    expect(skipped).toEqual([]);
+    expect(records).toHaveLength(1);
+    expect(records[0]).toMatchObject({ path, pid: live.pid, verdict: 'alive', live: true, interactive: true });
+    expect(Object.isFrozen(records[0])).toBe(true);
+  });
+
+  it('does not follow a symlink to a valid record', () => {
+    const target = reg.write(live.pid, sessionRecord(live.pid), 'elsewhere.txt');
+    symlinkSync(target, reg.path(`${live.pid}.json`));
+    expect(readRecords(reg.configDir, FAST)).toEqual([]);
+    expect(reasons()).toEqual({ [reg.path(`${live.pid}.json`)]: 'symlink' });
+  });
+
+  it('does not block on a FIFO', () => {
+    execFileSync('mkfifo', [reg.path('4242.json')]);
+    expect(reasons()).toEqual({ [reg.path('4242.json')]: 'not-regular' });
+  });
+
+  it('skips a directory named like a record', () => {
+    mkdirSync(reg.path('123.json'));
+    expect(reasons()).toEqual({ [reg.path('123.json')]: 'not-regular' });
+  });
+
+  it('skips a file over 256 KiB without parsing it', () => {
+    const big = JSON.stringify(sessionRecord(live.pid, { name: 'x'.repeat(300 * 1024) }));
+    reg.write(live.pid, big);
+    expect(reasons()).toEqual({ [reg.path(`${live.pid}.json`)]: 'too-large' });
+  });
+
+  it('accepts a record of exactly 256 KiB', () => {
+    const base = JSON.stringify(sessionRecord(live.pid, { name: '' }));
+    const padded = base.replace('"name":""', `"name":"${'y'.repeat(256 * 1024 - base.length)}"`);
+    expect(Buffer.byteLength(padded)).toBe(256 * 1024);
+    reg.write(live.pid, padded);
+    expect(readRecords(reg.configDir, FAST)).toHaveLength(1);
+  });
+
+  it('skips binary garbage and deeply nested JSON as unparseable or not-object', () => {
+    reg.write(11, Buffer.from([0xff, 0xfe, 0x00, 0x01, 0x80, 0x7b, 0x22]));
+    reg.write(12, '['.repeat(100_000) + ']'.repeat(100_000));
+    reg.write(13, '{"a":'.repeat(40_000) + '1' + '}'.repeat(40_000));
+    reg.write(14, '');
+    reg.write(15, '   ');
+    reg.write(16, '{"pid": 16, "sessionId": "s"'); // torn
+    expect(reasons()).toEqual({
+      [reg.path('11.json')]: 'unparseable',
+      [reg.path('12.json')]: 'not-object',
+      [reg.path('13.json')]: 'pid-mismatch',
+      [reg.path('14.json')]: 'unparseable',
+      [reg.path('15.json')]: 'unparseable',
+      [reg.path('16.json')]: 'unparseable',
+    });
+  });
+
+  it('requires pid to be a safe integer ≥ 1 equal to the file-name pid', () => {
+    const bad: unknown[] = [0, -1, 1.5, '123', true, null, 124, 2 ** 53];
+    bad.forEach((pid, i) => reg.write(100 + i, { pid, sessionId: 's' }));
+    reg.write(120, { sessionId: 's' });
+    const skipped = scanRegistry(reg.configDir, FAST).skipped;
+    expect(skipped.map((s) => s.reason)).toEqual(Array(bad.length + 1).fill('pid-mismatch'));
+    expect(skipped.map((s) => s.pid)).toEqual([100, 101, 102, 103, 104, 105, 106, 107, 120]);
+  });
+
+  it('requires a JSON object and a non-empty string sessionId', () => {
+    reg.write(21, '[1,2]');
+    reg.write(22, 'null');
+    reg.write(23, '"text"');
+    reg.write(24, { pid: 24 });
+    reg.write(25, { pid: 25, sessionId: '' });
+    reg.write(26, { pid: 26, sessionId: 7 });
+    expect(scanRegistry(reg.configDir, FAST).skipped.map((s) => [s.pid, s.reason])).toEqual([
+      [21, 'not-object'],
+      [22, 'not-object'],
+      [23, 'not-object'],
+      [24, 'no-session-id'],
+      [25, 'no-session-id'],
+      [26, 'no-session-id'],
+    ]);
+  });
+
+  it('ignores every non-candidate name', () => {
+    const rec = sessionRecord(live.pid);
+    for (const name of ['0123.json', 'notes.json', `${live.pid}.${'ab'.repeat(32)}.key`, '12.json.tmp', '.fleetview-heartbeat', '-1.json', '1.5.json', '2026-03-14_notes.md']) {
+      reg.write(live.pid, rec, name);
+    }
+    expect(scanRegistry(reg.configDir, FAST)).toEqual({ records: [], skipped: [] });
+  });
+
+  it('treats a missing folder, or a config dir that is a file, as an empty registry', () => {
+    expect(scanRegistry(reg.path('nope'), FAST)).toEqual({ records: [], skipped: [] });
+    writeFileSync(reg.path('file'), 'x');
+    expect(scanRegistry(reg.path('file'), FAST)).toEqual({ records: [], skipped: [] });
+  });
+
+  it('guards: an unreadable candidate of a live PID counts as a possible human', () => {
+    reg.write(live.pid, '{"pid":');
+    expect(readRecords(reg.configDir, FAST)).toEqual([]);
+    expect(hasLiveInteractive(reg.configDir, FAST)).toBe(true);
+  });
+
+  it('readCandidateFile reports the reason, and inode, size and mtime for a regular file', () => {
+    const path = reg.write(live.pid, '{"pid":1}');
+    const ok = readCandidateFile(path);
+    expect(ok.ok && ok.bytes.toString()).toBe('{"pid":1}');
+    expect(ok.ok && ok.size).toBe(9);
+    expect(ok.ok && ok.ino > 0 && ok.mtimeMs > 0).toBe(true);
+    expect(readCandidateFile(reg.path('999.json'))).toEqual({ ok: false, reason: 'missing' });
+    symlinkSync(path, reg.path('7.json'));
+    expect(readCandidateFile(reg.path('7.json'))).toEqual({ ok: false, reason: 'symlink' });
+  });
+});
