@@ -1,0 +1,107 @@
+/**
+ * The watcher's file table: per candidate path, the stat its last read was made at and the record it
+ * gave. Decides which files need reading (a rescan stats every candidate but re-reads only those whose
+ * inode, size or mtime changed), reads them in one batch per folder, and returns the outcomes. Knows
+ * nothing of events or liveness.
+ */
+import { lstatSync } from 'node:fs';
+import { basename, dirname } from 'node:path';
+import { pidFromName } from './config.js';
+import { readBatch } from './read.js';
+import { parseClaim, type Claim } from './schema.js';
+import type { SessionRecord, SkipReason } from './types.js';
+
+/**
+ * File timestamps come from a coarse clock (a jiffy; a second or two on some filesystems), so a file
+ * rewritten just after we read it can keep the same mtime (and size). A file whose mtime was this close
+ * to the moment we read it is "racily clean" (as git calls it) and is re-read at the next rescan.
+ */
+export const RACY_WINDOW_MS = 2000;
+
+export interface FileStamp {
+  ino: number;
+  size: number;
+  mtimeMs: number;
+}
+
+export interface FileState {
+  stamp: FileStamp;
+  /** Date.now() just before the stat this state was read at. */
+  readAt: number;
+  /** The record last reported for this path (undefined: the file is a skipped candidate). */
+  record: SessionRecord | undefined;
+  claim: Claim | undefined;
+  /** A reported record whose file now reads as a non-record: the stamp and time it was first seen so. */
+  pending?: { stamp: FileStamp; since: number };
+}
+
+export type ReadOutcome =
+  | { path: string; kind: 'gone' }
+  | { path: string; kind: 'claim'; claim: Claim; stamp: FileStamp; readAt: number }
+  | { path: string; kind: 'skip'; reason: SkipReason; stamp: FileStamp; readAt: number };
+
+export function sameStamp(a: FileStamp, b: FileStamp): boolean {
+  return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
+}
+
+function stampOf(path: string): FileStamp | undefined {
+  try {
+    const s = lstatSync(path, { throwIfNoEntry: false });
+    return s && { ino: s.ino, size: s.size, mtimeMs: s.mtimeMs };
+  } catch {
+    return undefined; // ENOTDIR and the like: as good as gone
+  }
+}
+
+/**
+ * Checks paths: one lstat each; a file is read when `force` (the OS said it changed: its stamp may not
+ * show a same-size rewrite within one clock tick), when it is new, when its stamp changed, or when its
+ * last read was racy. Reads are batched per folder.
+ */
+export function checkFiles(
+  paths: Iterable<string>,
+  table: ReadonlyMap<string, FileState>,
+  force: (path: string) => boolean,
+): ReadOutcome[] {
+  const outcomes: ReadOutcome[] = [];
+  const toRead = new Map<string, Array<{ path: string; stamp: FileStamp; readAt: number }>>();
+  for (const path of paths) {
+    const readAt = Date.now();
+    const stamp = stampOf(path);
+    if (stamp === undefined) {
+      if (table.has(path)) outcomes.push({ path, kind: 'gone' });
+      continue;
+    }
+    const known = table.get(path);
+    const fresh =
+      known !== undefined &&
+      known.pending === undefined &&
+      !force(path) &&
+      sameStamp(known.stamp, stamp) &&
+      known.stamp.mtimeMs < known.readAt - RACY_WINDOW_MS;
+    if (fresh) continue;
+    const dir = dirname(path);
+    let batch = toRead.get(dir);
+    if (batch === undefined) toRead.set(dir, (batch = []));
+    batch.push({ path, stamp, readAt });
+  }
+  for (const [dir, batch] of toRead) {
+    const at = readBatch(
+      dir,
+      batch.map((b) => basename(b.path)),
+    );
+    batch.forEach(({ path, stamp, readAt }, i) => {
+      const read = at(i);
+      let parsed: Claim | SkipReason;
+      if (read.ok) parsed = parseClaim(read.bytes, path, pidFromName(basename(path))!);
+      else if (read.reason !== 'missing') parsed = read.reason;
+      else {
+        if (table.has(path)) outcomes.push({ path, kind: 'gone' });
+        return;
+      }
+      if (typeof parsed === 'string') outcomes.push({ path, kind: 'skip', reason: parsed, stamp, readAt });
+      else outcomes.push({ path, kind: 'claim', claim: parsed, stamp, readAt });
+    });
+  }
+  return outcomes;
+}

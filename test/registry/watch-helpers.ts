@@ -1,0 +1,85 @@
+/** Shared by the watch and snapshot tests: throw-away registries with claims for our own processes. */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ourPidDomain } from '../../lib/registry/domain.js';
+import type { Watcher } from '../../lib/registry/watch.js';
+import type { WatchEvent } from '../../lib/registry/watch-diff.js';
+import { procStartTicks } from '../helpers/processes.js';
+
+export interface TempRegistry {
+  configDir: string;
+  sessions: string;
+  path(pid: number): string;
+  /** Writes `<pid>.json` in place (as Claude Code does: not atomic), with our domain and the PID's real token. */
+  write(pid: number, fields?: Record<string, unknown>): void;
+  remove(): void;
+}
+
+export function tempRegistry(createSessions = true): TempRegistry {
+  const configDir = mkdtempSync(join(tmpdir(), 'ccs-watch-'));
+  const sessions = join(configDir, 'sessions');
+  if (createSessions) mkdirSync(sessions, { mode: 0o700 });
+  const path = (pid: number) => join(sessions, `${pid}.json`);
+  return {
+    configDir,
+    sessions,
+    path,
+    write(pid, fields = {}) {
+      const doc = {
+        pid,
+        sessionId: `session-${pid}`,
+        procStart: procStartTicks(pid),
+        pidDomain: ourPidDomain(),
+        cwd: '/tmp',
+        kind: 'interactive',
+        status: 'idle',
+        ...fields,
+      };
+      writeFileSync(path(pid), JSON.stringify(doc));
+    },
+    remove() {
+      rmSync(configDir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface Collected {
+  events: WatchEvent[];
+  /** Resolves with the first event (from now on, or already collected after `from`) that matches. */
+  next(match: (e: WatchEvent) => boolean, what: string, timeoutMs?: number): Promise<WatchEvent>;
+  /** Resolves once no event has arrived for `quietMs`. */
+  quiet(quietMs: number): Promise<void>;
+}
+
+export function collect(watcher: Watcher): Collected {
+  const events: WatchEvent[] = [];
+  let cursor = 0;
+  let lastAt = Date.now();
+  watcher.on('change', (e: WatchEvent) => {
+    events.push(e);
+    lastAt = Date.now();
+  });
+  return {
+    events,
+    async next(match, what, timeoutMs = 10_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        while (cursor < events.length) {
+          const e = events[cursor++]!;
+          if (match(e)) return e;
+        }
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; got ${JSON.stringify(events.map(brief))}`);
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    },
+    async quiet(quietMs) {
+      lastAt = Math.max(lastAt, Date.now());
+      while (Date.now() - lastAt < quietMs) await new Promise((r) => setTimeout(r, 10));
+    },
+  };
+}
+
+export function brief(e: WatchEvent): string {
+  return `${e.type}:${e.record.pid}:${e.record.verdict}${'fields' in e ? `:${e.fields.join(',')}` : ''}`;
+}
