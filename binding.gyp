@@ -14,6 +14,7 @@
             "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
             "GCC_OPTIMIZATION_LEVEL": "2",
             "MACOSX_DEPLOYMENT_TARGET": "11.0",
+            "WARNING_CFLAGS": ["-Wall", "-Wextra"],
             "OTHER_CFLAGS": ["-arch x86_64", "-arch arm64"],
             "OTHER_LDFLAGS": ["-arch x86_64", "-arch arm64"]
           }
