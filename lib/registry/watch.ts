@@ -112,6 +112,13 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     this.emitAll(this.probe());
   }
 
+  /** Rescans every folder now (what every `rescanEvery`-th interval does): readdir, one lstat per candidate. */
+  rescanNow(): void {
+    if (this.closed) return;
+    for (const d of this.dirs) this.rescan.add(d);
+    this.guard(() => this.emitAll(this.collect()));
+  }
+
   /** Releases everything: OS watches, timers, iterators (they end after what they already hold). */
   close(): void {
     if (this.closed) return;
