@@ -26,3 +26,5 @@ export type {
   ConfigDirs,
   ReadOptions,
 } from './registry/types.js';
+export { prune, pruneAsync } from './registry/prune.js';
+export type { PruneOptions, PruneResult } from './registry/prune.js';
