@@ -28,3 +28,8 @@ export type {
 } from './registry/types.js';
 export { prune, pruneAsync } from './registry/prune.js';
 export type { PruneOptions, PruneResult } from './registry/prune.js';
+export { snapshot, writeSnapshot, SNAPSHOT_STRING_CAP } from './registry/snapshot.js';
+export type { Snapshot, SnapshotSession } from './registry/snapshot.js';
+export { watch, Watcher } from './registry/watch.js';
+export type { WatchOptions } from './registry/watch.js';
+export type { WatchEvent, WatchEventType } from './registry/watch-diff.js';
