@@ -1,0 +1,107 @@
+/**
+ * `npm run bench`: builds its own fixtures (real processes and registry folders), measures the library
+ * beside plain C and plain Node baselines in the same run, prints markdown tables, writes
+ * bench/results/latest.md and bench/results/scaling.svg, and ends every process it started.
+ * `--quick` (or BENCH_QUICK=1) runs fewer rounds, for checking the harness itself.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { scalingChart } from './lib/chart.mjs';
+import { buildFixtures } from './lib/fixtures.mjs';
+import { machineLine } from './lib/format.mjs';
+import { loadBackend } from './lib/instances.mjs';
+import { probeSection } from './sections/probe.mjs';
+import { processSection } from './sections/process.mjs';
+import { scanSection } from './sections/scan.mjs';
+import { watchSection } from './sections/watch.mjs';
+
+const here = (path) => fileURLToPath(new URL(path, import.meta.url));
+const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
+const SIZES = [10, 100, 1000, 10000];
+
+/** Compiles bench/c/*.c with cc -O2 into bench/build/ (git-ignored). */
+function compileBaselines() {
+  const out = here('./build/');
+  mkdirSync(out, { recursive: true });
+  const bins = {};
+  for (const [key, file, exe] of [
+    ['holder', 'holder.c', 'ccs-holder'],
+    ['probe', 'probe.c', 'ccs-probe'],
+    ['scan', 'scan.c', 'ccs-scan'],
+  ]) {
+    bins[key] = join(out, exe);
+    execFileSync('cc', ['-O2', '-Wall', '-o', bins[key], here(`./c/${file}`)], { stdio: 'inherit' });
+  }
+  return bins;
+}
+
+/** Our fixture processes all carry the holder's name; none may outlive the bench. */
+function leftovers() {
+  const ps = execFileSync('ps', ['-e', '-o', 'pid=,comm='], { encoding: 'utf8' });
+  return ps.split('\n').filter((line) => line.trim().endsWith('ccs-holder'));
+}
+
+async function main() {
+  if (!existsSync(here('../dist/index.js'))) throw new Error('dist/index.js is missing: run `npm run build` first');
+  const bins = compileBaselines();
+  const workDir = mkdtempSync(join(tmpdir(), 'cc-sessions-bench-work-'));
+  const started = Date.now();
+  const fixtures = await buildFixtures(bins.holder, SIZES);
+  console.error(`bench: fixtures took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  let ending;
+  const cleanUp = () => (ending ??= fixtures.end().finally(() => rmSync(workDir, { recursive: true, force: true })));
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+    process.once(signal, () => cleanUp().finally(() => process.exit(130)));
+  }
+  const parts = [];
+  const targets = [];
+  let series = [];
+  try {
+    const libs = { native: await loadBackend('native'), js: await loadBackend('js'), ps: await loadBackend('ps') };
+    const context = { libs, fixtures, bins, workDir, quick };
+    for (const [label, section] of [
+      ['probe', probeSection],
+      ['scan', scanSection],
+      ['watch', watchSection],
+      ['whole process', processSection],
+    ]) {
+      const started = Date.now();
+      const result = await section(context);
+      console.error(`bench: ${label} took ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      parts.push(result.markdown);
+      targets.push(...result.targets);
+      if (result.series) series = result.series;
+    }
+  } finally {
+    await cleanUp();
+  }
+  const left = leftovers();
+  const report = [
+    '# cc-sessions benchmark',
+    '',
+    `Machine: ${machineLine()}`,
+    '',
+    `Reproduce: \`npm run bench\` (medians of interleaved rounds${quick ? '; QUICK run, fewer rounds' : ''}). ` +
+      'Ratios compare implementations measured side by side in this run.',
+    '',
+    ...parts.flatMap((part) => [part, '']),
+    '## Targets',
+    '',
+    ...targets,
+    '',
+    `Fixture processes left after the run: ${left.length}${left.length ? ` (${left.join(', ')})` : ''}.`,
+    '',
+  ].join('\n');
+  console.log(report);
+  mkdirSync(here('./results/'), { recursive: true });
+  writeFileSync(here('./results/latest.md'), report);
+  if (series.length) {
+    writeFileSync(here('./results/scaling.svg'), scalingChart(series, 'cc-sessions: full registry scan vs N'));
+  }
+  if (left.length) process.exitCode = 1;
+}
+
+await main();

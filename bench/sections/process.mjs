@@ -1,0 +1,88 @@
+/**
+ * Whole process: what a statusline pays per render. Each row is a fresh `node` process, timed from
+ * spawn to exit by this process; rows are interleaved round by round.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { fmtRatio, fmtTime, table, targetLine } from '../lib/format.mjs';
+import { interleaved, processTime } from '../lib/measure.mjs';
+
+const dist = (file) => fileURLToPath(new URL(`../../dist/${file}`, import.meta.url));
+
+export function processSection({ libs, fixtures, quick }) {
+  const hasRegistry = typeof libs.native.liveRecords === 'function';
+  const env = { ...process.env };
+  delete env.CC_SESSIONS_BACKEND;
+  delete env.NODE_OPTIONS;
+  const node = process.execPath;
+  const cli = dist('cli.cjs');
+  const esm = new URL('../../dist/index.js', import.meta.url).href;
+  const cjs = dist('index.cjs');
+  const rows = [{ name: 'bare `node -e` printing a constant', n: '–', args: ['-e', 'process.stdout.write("0\\n")'] }];
+  const missing = [];
+  for (const n of [10, 100]) {
+    const { configDir } = fixtures.registries.get(n);
+    if (existsSync(cli)) {
+      rows.push({ name: '`cc-sessions count`', n, args: [cli, 'count', '--config-dir', configDir], key: 'count' });
+      rows.push({ name: '`cc-sessions summary`', n, args: [cli, 'summary', '--config-dir', configDir] });
+    }
+    const dir = JSON.stringify(configDir);
+    if (!hasRegistry) continue;
+    rows.push({
+      name: 'cold `import` + `liveRecords()` (ESM)',
+      n,
+      args: ['-e', `import(${JSON.stringify(esm)}).then((m) => process.stdout.write(m.liveRecords(${dir}).length + "\\n"))`],
+      key: 'import',
+    });
+    rows.push({
+      name: 'cold `require` + `liveRecords()` (CJS)',
+      n,
+      args: ['-e', `process.stdout.write(require(${JSON.stringify(cjs)}).liveRecords(${dir}).length + "\\n")`],
+    });
+  }
+  if (!hasRegistry) missing.push('the library has no liveRecords() yet: no import rows');
+  if (!existsSync(cli)) missing.push('dist/cli.cjs is not built yet: no `cc-sessions` rows');
+  const impls = rows.map((row) => ({
+    name: `${row.name} @${row.n}`,
+    run(iterations) {
+      let total = 0;
+      for (let i = 0; i < iterations; i++) total += processTime(node, row.args, { env }).ns;
+      return total / iterations;
+    },
+  }));
+  const medians = interleaved(impls, { rounds: quick ? 5 : 21, targetMs: 1, maxIterations: 1 });
+  const bare = medians.get(impls[0].name);
+  const table_ = table(
+    ['command', 'records', 'median wall time', 'vs bare node', 'added', 'best round', 'best vs best bare'],
+    rows.map((row, i) => {
+      const ns = medians.get(impls[i].name);
+      const best = Math.min(...medians.samples.get(impls[i].name));
+      const bareBest = Math.min(...medians.samples.get(impls[0].name));
+      return [
+        row.name,
+        String(row.n),
+        fmtTime(ns),
+        fmtRatio(ns, bare),
+        i === 0 ? '–' : fmtTime(ns - bare),
+        fmtTime(best),
+        fmtRatio(best, bareBest),
+      ];
+    }),
+  );
+  const targets = [];
+  rows.forEach((row, i) => {
+    if (!row.key) return;
+    const ns = medians.get(impls[i].name);
+    const label = row.key === 'count' ? '`cc-sessions count`' : 'cold import + first `liveRecords()`';
+    targets.push(targetLine(`${label} vs bare node, ${row.n} records`, fmtRatio(ns, bare), '≤ 1.10x', ns / bare <= 1.1));
+  });
+  const markdown = [
+    '## Whole process (a statusline render: start Node, load, scan, print, exit)',
+    '',
+    `Each row spawns \`${process.version}\` afresh (default backend); wall time from spawn to exit, median of interleaved rounds.`,
+    '',
+    table_,
+    ...(missing.length ? ['', missing.join('; ')] : []),
+  ].join('\n');
+  return { markdown, targets };
+}
