@@ -1,0 +1,23 @@
+/** `cc-sessions count`: how many sessions are live (every kind, or only the human ones). */
+import { liveInteractiveRecords, liveRecords } from '../api.js';
+import type { Command } from '../command.js';
+import { out } from '../output.js';
+
+export const count: Command = {
+  name: 'count',
+  summary: 'print the number of live sessions',
+  usage: 'count [--interactive] [options]',
+  details: `
+Prints one number: live records of every kind, or with --interactive only the interactive ones
+(kind not bg, daemon or daemon-worker). --json prints {"count": N, "interactive": BOOLEAN}.`,
+  flags: {
+    interactive: { type: 'boolean', short: 'i', help: 'count only interactive (human) sessions' },
+  },
+  run(ctx) {
+    const interactive = ctx.flags.interactive === true;
+    const options = { env: ctx.env };
+    const n = (interactive ? liveInteractiveRecords : liveRecords)(ctx.configDirs, options).length;
+    out(ctx.json ? JSON.stringify({ count: n, interactive }) + '\n' : `${n}\n`);
+    return 0;
+  },
+};

@@ -1,0 +1,55 @@
+/** `cc-sessions [list]`: a table of live sessions; `--all` adds the dead and foreign ones. */
+import { existsSync } from 'node:fs';
+import { defaultConfigDir, scanRegistry, sessionsDir } from '../api.js';
+import type { Command } from '../command.js';
+import { shortenHome } from '../format.js';
+import { err, out, table } from '../output.js';
+import { LIST_HEADER, recordJson, recordRow } from '../records.js';
+
+/** The config dirs a command reads: the --config-dir values, else the default one. */
+export function configDirList(configDirs: string[] | undefined, env: NodeJS.ProcessEnv): string[] {
+  return configDirs ?? [defaultConfigDir(env)];
+}
+
+export const list: Command = {
+  name: 'list',
+  summary: 'show the sessions that are really running (the default command)',
+  usage: 'list [--all] [options]',
+  details: `
+Columns: PID, KIND, STATUS (and how long ago it changed), NAME, CWD, VERDICT.
+Live verdicts: alive, unverified, foreign. With --all, provably dead ones too: gone, recycled, zombie.
+--json prints {"records": [RECORD...]}; see the CLI reference for RECORD.`,
+  flags: {
+    all: { type: 'boolean', short: 'a', help: 'include dead records, with their verdict' },
+  },
+  run(ctx) {
+    const dirs = configDirList(ctx.configDirs, ctx.env);
+    const { records } = scanRegistry(dirs, { env: ctx.env });
+    const shown = ctx.flags.all ? records : records.filter((r) => r.live);
+    if (ctx.json) {
+      out(JSON.stringify({ records: shown.map(recordJson) }) + '\n');
+      return 0;
+    }
+    if (records.length === 0 && !dirs.some((d) => existsSync(sessionsDir(d)))) {
+      const where = dirs.map((d) => shortenHome(sessionsDir(d))).join(', ');
+      out(
+        `No Claude Code session registry here (${where} does not exist): Claude Code has not run on this machine, ` +
+          `or under another config dir (--config-dir DIR, or CLAUDE_CONFIG_DIR).\n` +
+          `Run \`cc-sessions demo\` to see the filter at work on a registry of its own.\n`,
+      );
+      return 0;
+    }
+    const hidden = records.length - shown.length;
+    if (shown.length === 0) {
+      out('No live Claude Code sessions.\n');
+    } else {
+      const now = Date.now();
+      out(table(LIST_HEADER, shown.map((r) => recordRow(r, ctx.paint, now)), ctx.paint));
+    }
+    if (hidden > 0) {
+      const noun = hidden === 1 ? 'dead record' : 'dead records';
+      err(`(${hidden} ${noun} hidden: \`cc-sessions list --all\` shows them, \`cc-sessions prune\` removes them)\n`);
+    }
+    return 0;
+  },
+};

@@ -1,0 +1,30 @@
+/** `cc-sessions snapshot`: the registry as one JSON document, for dashboards that cannot see this host. */
+import { snapshot as takeSnapshot, writeSnapshot } from '../api.js';
+import type { Command } from '../command.js';
+import { out } from '../output.js';
+
+export const snapshot: Command = {
+  name: 'snapshot',
+  summary: 'write the live picture as JSON (--output FILE, atomically; else to stdout)',
+  usage: 'snapshot [--output FILE] [options]',
+  details: `
+The document: {"version": 1, "written": EPOCH_MS, "host": {"platform", "pidDomain"},
+"sessions": {SESSION_ID: {"pid", "name", "status", "waitingFor", "kind", "interactive", "cwd",
+"statusUpdatedAt", "verdict", "live"}}}. With --output the file is replaced atomically;
+--json then prints {"output": FILE, "sessions": N}.`,
+  flags: {
+    output: { type: 'string', short: 'o', value: 'FILE', help: 'write the snapshot to FILE (atomic replace)' },
+  },
+  run(ctx) {
+    const data = takeSnapshot(ctx.configDirs);
+    const file = ctx.flags.output as string | undefined;
+    if (file === undefined) {
+      out(JSON.stringify(data) + '\n');
+      return 0;
+    }
+    writeSnapshot(file, data);
+    const n = Object.keys(data.sessions).length;
+    out(ctx.json ? JSON.stringify({ output: file, sessions: n }) + '\n' : `Wrote ${n} session(s) to ${file}\n`);
+    return 0;
+  },
+};

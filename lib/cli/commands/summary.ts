@@ -1,0 +1,56 @@
+/** `cc-sessions summary`: one line for a statusline, e.g. `2 busy · 1 waiting`, or a template of yours. */
+import { readRecords, type SessionRecord } from '../api.js';
+import type { Command } from '../command.js';
+import { out } from '../output.js';
+import { COUNT_KEYS, defaultSummary, parseTemplate, renderTemplate, type Counts } from '../template.js';
+
+const STATUSES = new Set(['busy', 'waiting', 'idle', 'shell']);
+
+export function countRecords(records: readonly SessionRecord[], interactiveOnly: boolean): Counts {
+  const c = Object.fromEntries(COUNT_KEYS.map((k) => [k, 0])) as Counts;
+  for (const r of records) {
+    if (interactiveOnly && !r.interactive) continue;
+    if (!r.live) {
+      c.dead++;
+      continue;
+    }
+    c.live++;
+    if (r.interactive) c.interactive++;
+    else c.background++;
+    const status = r.status !== undefined && STATUSES.has(r.status) ? (r.status as keyof Counts) : 'other';
+    c[status]++;
+  }
+  return c;
+}
+
+export const summary: Command = {
+  name: 'summary',
+  summary: 'one line for a statusline: "2 busy · 1 waiting"',
+  usage: 'summary [--format TEMPLATE] [--interactive] [options]',
+  details: `
+Counts live sessions by status. The default line lists non-zero counts in the order busy, waiting,
+shell, idle, other (a session without a known status), joined by " · "; "no sessions" when none.
+
+--format TEMPLATE:
+  {key}        the count, e.g. {busy}
+  {key:TEXT}   TEXT with each # replaced by the count, only when the count is not 0
+  {summary}    the default line
+  {{ and }}    literal braces
+  keys: live interactive background busy waiting idle shell other dead
+  e.g. --format '{busy:⚡#}{waiting: ⏳#}'  or  --format '{live} live'
+
+--json prints {"live", "interactive", "background", "busy", "waiting", "idle", "shell", "other",
+"dead", "text"}: every count, and the line that would be printed.`,
+  flags: {
+    format: { type: 'string', short: 'f', value: 'TEMPLATE', help: 'template for the line (see above)' },
+    interactive: { type: 'boolean', short: 'i', help: 'count only interactive (human) sessions' },
+  },
+  run(ctx) {
+    // Parse the template before reading anything: a bad one is a usage error, exit 2.
+    const template = typeof ctx.flags.format === 'string' ? parseTemplate(ctx.flags.format) : undefined;
+    const counts = countRecords(readRecords(ctx.configDirs, { env: ctx.env }), ctx.flags.interactive === true);
+    const text = template ? renderTemplate(template, counts) : defaultSummary(counts);
+    out(ctx.json ? JSON.stringify({ ...counts, text }) + '\n' : text + '\n');
+    return 0;
+  },
+};

@@ -1,0 +1,44 @@
+/** `cc-sessions watch`: registry changes as NDJSON, one event per line, until stopped. */
+import { watch as watchRegistry } from '../api.js';
+import { UsageError } from '../args.js';
+import type { Command } from '../command.js';
+import { err, out } from '../output.js';
+import { recordJson } from '../records.js';
+
+export const watch: Command = {
+  name: 'watch',
+  summary: 'print registry changes as NDJSON (added, changed, died, removed) until stopped',
+  usage: 'watch [--interval MS] [--snapshot FILE] [options]',
+  details: `
+One JSON object per line: {"type": "added"|"changed"|"died"|"removed", "time": EPOCH_MS,
+"fields": [NAME...], "record": RECORD}. The records present at the start come first as "added";
+"fields" names what changed (empty for added and removed); "died" means the verdict turned provably
+dead. Liveness is re-probed every --interval ms (default 1000). --snapshot FILE keeps a snapshot
+(see \`snapshot --help\`) up to date, replaced atomically. Output is always NDJSON (--json is implied).
+Ends on SIGINT or SIGTERM with exit 0, or when the reader of its output goes away.`,
+  flags: {
+    interval: { type: 'integer', value: 'MS', help: 'liveness re-probe period in ms (default 1000)' },
+    snapshot: { type: 'string', value: 'FILE', help: 'keep FILE up to date with a snapshot' },
+  },
+  run(ctx) {
+    const interval = ctx.flags.interval as number | undefined;
+    if (interval !== undefined && interval < 10) throw new UsageError('--interval must be at least 10 (ms)');
+    const snapshotFile = ctx.flags.snapshot as string | undefined;
+    const watcher = watchRegistry(ctx.configDirs, { env: ctx.env, interval, snapshotFile });
+    watcher.on('change', (event: { type: string; record: Parameters<typeof recordJson>[0]; fields?: readonly string[] }) => {
+      const line = { type: event.type, time: Date.now(), fields: event.fields ?? [], record: recordJson(event.record) };
+      out(JSON.stringify(line) + '\n');
+    });
+    watcher.on('error', (error: unknown) => {
+      err(`cc-sessions watch: ${error instanceof Error ? error.message : String(error)}\n`);
+    });
+    return new Promise<number>((resolve) => {
+      const stop = () => {
+        watcher.close();
+        resolve(0);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+  },
+};

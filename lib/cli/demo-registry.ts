@@ -1,0 +1,184 @@
+/**
+ * The demo's throw-away registry: real processes of its own (live sleeps, a reaped PID, a live PID
+ * claimed with a wrong start token, a zombie) and junk files, in a fresh temp folder. Everything it
+ * starts is remembered and ended by PID in `cleanup()`, which is synchronous so signal handlers can
+ * call it; the folder is removed there too.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { probe } from './api.js';
+import { formatLstart } from '../proc/lstart.js';
+import { ourPidDomain } from '../registry/domain.js';
+
+/** What each claim is meant to show, and the verdict the filter should reach. */
+export interface DemoClaim {
+  pid: number;
+  role: string;
+  expected: 'alive' | 'gone' | 'recycled' | 'zombie';
+}
+
+export interface DemoJunk {
+  file: string;
+  why: string;
+}
+
+export interface DemoRegistry {
+  configDir: string;
+  sessionsDir: string;
+  claims: DemoClaim[];
+  junk: DemoJunk[];
+  /** PIDs of every process the demo started (to end), including the zombie's parent. */
+  started(): number[];
+  /** Starts the processes and writes the files. On failure everything is cleaned up and it throws. */
+  populate(): Promise<void>;
+  /** Ends every process by PID and removes the folder. Idempotent, synchronous. */
+  cleanup(): void;
+}
+
+/** Marks the demo's processes (in their environment) so a test can tell they are gone. */
+export const DEMO_MARKER = 'CC_SESSIONS_DEMO_PARENT';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** A start token of the same form as `real` but another value: what a reused PID looks like. */
+function wrongToken(real: string | undefined): string {
+  if (real === undefined || !/^[0-9]+$/.test(real)) return formatLstart(Date.now() / 1000 - 86_400);
+  const n = Number(real);
+  return String(n > 1000 ? n - 1000 : n + 1000);
+}
+
+/**
+ * Makes the folder now and returns at once, so the caller can install its signal handlers before
+ * any process exists; `populate()` then fills it.
+ */
+export function createDemoRegistry(): DemoRegistry {
+  const configDir = mkdtempSync(join(tmpdir(), 'cc-sessions-demo-'));
+  const dir = join(configDir, 'sessions');
+  const children: ChildProcess[] = [];
+  let cleaned = false;
+
+  const env = { ...process.env, [DEMO_MARKER]: String(process.pid) };
+  const start = (cmd: string, args: string[], stdout: 'ignore' | 'pipe' = 'ignore') => {
+    if (cleaned) throw new Error('the demo registry was already cleaned up');
+    const child = spawn(cmd, args, { stdio: ['ignore', stdout, 'ignore'], env });
+    child.on('error', () => {}); // a failed spawn shows as a missing PID below
+    children.push(child);
+    return child;
+  };
+
+  const registry: DemoRegistry = {
+    configDir,
+    sessionsDir: dir,
+    claims: [],
+    junk: [],
+    started: () => children.map((c) => c.pid).filter((p): p is number => p !== undefined),
+    cleanup() {
+      if (cleaned) return;
+      cleaned = true;
+      for (const child of children) {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }
+      rmSync(configDir, { recursive: true, force: true });
+    },
+    populate: () => populate(registry),
+  };
+  return registry;
+
+  async function populate(registry: DemoRegistry): Promise<void> {
+    try {
+      mkdirSync(dir, { mode: 0o700 });
+      const domain = ourPidDomain();
+      const now = Date.now();
+      const write = (pid: number, fields: Record<string, unknown>, file = `${pid}.json`) => {
+        const record = {
+          pid,
+          sessionId: randomUUID(),
+          cwd: join(homedir(), 'src', 'demo-app'),
+          startedAt: now - 3_600_000,
+          pidDomain: domain,
+          version: '2.1.283',
+          kind: 'interactive',
+          entrypoint: 'cli',
+          updatedAt: now - 60_000,
+          ...fields,
+        };
+        writeFileSync(join(dir, file), JSON.stringify(record));
+      };
+      const liveSleep = () => {
+        const pid = start('sleep', ['600']).pid;
+        if (pid === undefined) throw new Error('could not start `sleep`');
+        return pid;
+      };
+
+      // Live claims with their true start token.
+      const [a, b, c, recycled, halfWritten] = [liveSleep(), liveSleep(), liveSleep(), liveSleep(), liveSleep()];
+      const tokens = probe([a, b, c, recycled]).map((p) => p.token);
+      write(a, { procStart: tokens[0], name: 'refactor-auth', status: 'busy', statusUpdatedAt: now - 42_000 });
+      write(b, {
+        procStart: tokens[1],
+        name: 'fix-flaky-test',
+        status: 'waiting',
+        waitingFor: 'approve Bash',
+        statusUpdatedAt: now - 180_000,
+      });
+      write(c, { procStart: tokens[2], kind: 'bg', name: 'nightly-report', status: 'idle', statusUpdatedAt: now - 7_200_000 });
+      registry.claims.push(
+        { pid: a, role: 'a live interactive session (busy)', expected: 'alive' },
+        { pid: b, role: 'a live interactive session (waiting for approval)', expected: 'alive' },
+        { pid: c, role: 'a live background session (kind bg)', expected: 'alive' },
+      );
+
+      // A PID that is alive but not the process that wrote the claim: its start token differs.
+      write(recycled, { procStart: wrongToken(tokens[3]), name: 'last-week', status: 'busy', statusUpdatedAt: now - 6e8 });
+      registry.claims.push({ pid: recycled, role: 'a reused PID: alive, but another start token', expected: 'recycled' });
+
+      // A process that ran and was reaped: nothing has its PID now.
+      const dead = spawnSync('true').pid;
+      if (dead !== undefined && probe([dead])[0]!.state === 'gone') {
+        write(dead, { procStart: '1', name: 'crashed-yesterday', status: 'idle', statusUpdatedAt: now - 9e7 });
+        registry.claims.push({ pid: dead, role: 'a process that exited and was reaped', expected: 'gone' });
+      }
+
+      // A zombie: the shell's child exits, and the shell (exec'd into sleep) never reaps it.
+      const parent = start('sh', ['-c', 'sleep 0.2 & echo $!; exec sleep 600'], 'pipe');
+      const zombie = await new Promise<number | undefined>((resolve) => {
+        let text = '';
+        parent.stdout!.on('data', (chunk: Buffer) => {
+          text += chunk.toString();
+          if (text.includes('\n')) resolve(Number(text.split('\n')[0]) || undefined);
+        });
+        parent.once('exit', () => resolve(undefined));
+        parent.once('error', () => resolve(undefined));
+      });
+      if (zombie !== undefined) {
+        const zombieToken = probe([zombie])[0]!.token;
+        for (let i = 0; i < 250 && probe([zombie])[0]!.state !== 'zombie'; i++) await sleep(20);
+        if (probe([zombie])[0]!.state === 'zombie') {
+          write(zombie, { procStart: zombieToken, name: 'stuck-exit', status: 'busy', statusUpdatedAt: now - 5_000 });
+          registry.claims.push({ pid: zombie, role: 'a process that exited, not yet reaped', expected: 'zombie' });
+        }
+      }
+
+      // Files that are not records: skipped or ignored, never deleted.
+      writeFileSync(join(dir, 'notes.json'), '{"note": "not a <pid>.json name"}');
+      writeFileSync(join(dir, `${a}.${randomBytes(32).toString('hex')}.key`), randomBytes(32), { mode: 0o600 });
+      writeFileSync(join(dir, '0123.json'), JSON.stringify({ pid: 123, sessionId: randomUUID() }));
+      writeFileSync(join(configDir, 'elsewhere.json'), JSON.stringify({ pid: parent.pid, sessionId: randomUUID() }));
+      symlinkSync(join('..', 'elsewhere.json'), join(dir, `${parent.pid}.json`));
+      writeFileSync(join(dir, `${halfWritten}.json`), `{"pid": ${halfWritten}, "sessionId": "`);
+      registry.junk.push(
+        { file: 'notes.json', why: 'not a <pid>.json name: ignored' },
+        { file: `${a}.<64 hex>.key`, why: "a peer key: not a candidate, ignored" },
+        { file: '0123.json', why: 'not a canonical PID (leading zero): ignored' },
+        { file: `${parent.pid}.json`, why: 'a symlink: never followed, skipped (its PID is alive: a guard counts it)' },
+        { file: `${halfWritten}.json`, why: 'half-written (unparseable): skipped, but its PID is alive, so a guard counts it' },
+      );
+    } catch (error) {
+      registry.cleanup();
+      throw error;
+    }
+  }
+}

@@ -1,0 +1,84 @@
+/**
+ * `cc-sessions`: which Claude Code sessions on this machine are really running.
+ * Parses the command line, dispatches to one command, and turns a UsageError into exit 2 with one line
+ * on stderr. Nothing heavy happens at load: a statusline starts this process on every render.
+ */
+import { parseArgs, UsageError } from './args.js';
+import { COMMON_FLAGS, commandHelp, type Command } from './command.js';
+import { COMMANDS, findCommand } from './commands/index.js';
+import { colourWanted, err, installPipeGuards, makePaint, out } from './output.js';
+import { readVersion } from './version.js';
+
+function generalHelp(): string {
+  const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+  return [
+    'Usage: cc-sessions [command] [options]',
+    '',
+    'Which Claude Code sessions on this machine are really running (dead and recycled claims filtered out).',
+    '',
+    'Commands:',
+    ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
+    '',
+    'Every command takes --config-dir DIR (repeatable), --json, --help; `list` is the default.',
+    'Run `cc-sessions COMMAND --help` for details, `cc-sessions demo` to see the filter at work.',
+  ].join('\n') + '\n';
+}
+
+async function main(argv: string[]): Promise<number> {
+  const first = argv[0];
+  if (first === 'help') {
+    const target = argv[1] === undefined ? undefined : findCommand(argv[1]);
+    if (argv[1] !== undefined && !target) throw new UsageError(`unknown command "${argv[1]}"`);
+    out(target ? commandHelp(target) : generalHelp());
+    return 0;
+  }
+  let cmd: Command | undefined;
+  let rest = argv;
+  if (first !== undefined && !first.startsWith('-')) {
+    cmd = findCommand(first);
+    if (!cmd) throw new UsageError(`unknown command "${first}" (see cc-sessions --help)`);
+    rest = argv.slice(1);
+  }
+  const command = cmd ?? findCommand('list')!;
+  const { flags, positionals } = parseArgs(rest, { ...command.flags, ...COMMON_FLAGS });
+  if (flags.version) {
+    out(readVersion() + '\n');
+    return 0;
+  }
+  if (flags.help) {
+    out(cmd ? commandHelp(cmd) : generalHelp());
+    return 0;
+  }
+  const allowed = command.positionals ?? { min: 0, max: 0, name: '' };
+  if (positionals.length > allowed.max) {
+    throw new UsageError(`${command.name}: unexpected argument "${positionals[allowed.max]}"`);
+  }
+  if (positionals.length < allowed.min) throw new UsageError(`${command.name}: needs ${allowed.name}`);
+  const configDirs = flags['config-dir'] as string[] | undefined;
+  return command.run({
+    flags,
+    positionals,
+    configDirs,
+    json: flags.json === true,
+    paint: makePaint(colourWanted(process.stdout, process.env)),
+    env: process.env,
+  });
+}
+
+installPipeGuards();
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    if (error instanceof UsageError) {
+      err(`cc-sessions: ${error.message}\n`);
+      process.exitCode = 2;
+      return;
+    }
+    const message = error instanceof Error ? error.message : String(error);
+    err(`cc-sessions: ${message}\n`);
+    if (process.env.CC_SESSIONS_DEBUG && error instanceof Error && error.stack) err(error.stack + '\n');
+    process.exitCode = 1;
+  },
+);
