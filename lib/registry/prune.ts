@@ -111,30 +111,31 @@ function deadFlags(claims: readonly Claim[]): boolean[] {
   return judgeVerdicts(claims).map((v) => DEAD_VERDICTS.has(v));
 }
 
+/** A copy left aside by an interrupted prune that is not this record's claim: it goes back last. */
+interface Stray {
+  target: Target;
+  aside: string;
+  journal: string;
+}
+
 /** Step 4: copies left aside by interrupted prunes of these records' PIDs. */
-function leftovers(targets: readonly Target[]): Moved[] {
-  const out: Moved[] = [];
+function leftovers(targets: readonly Target[]): { moved: Moved[]; strays: Stray[] } {
+  const moved: Moved[] = [];
+  const strays: Stray[] = [];
   const now = Date.now();
   for (const target of targets) {
     for (const entry of readJournals(target.dir, target.record.pid, now)) {
       if (entry.ageMs < JOURNAL_GRACE_MS) continue; // may belong to a prune that is running now
-      const journalPath = join(target.dir, entry.journal);
       if (entry.aside === undefined) {
-        unlinkQuietly(journalPath); // empty or torn journal: nothing was moved under it
+        unlinkQuietly(join(target.dir, entry.journal)); // empty or torn journal: nothing was moved under it
         continue;
       }
-      const asidePath = join(target.dir, entry.aside);
-      const claim = identityClaim(asidePath, target);
-      if (claim !== undefined) {
-        out.push({ target, aside: entry.aside, claim, journal: entry.journal });
-        continue;
-      }
-      // Not this record's claim (a live session's file, a torn write) or already gone: put it back.
-      const outcome = restoreAside(target.dir, entry.aside, target.name);
-      if (outcome !== 'kept') unlinkQuietly(journalPath);
+      const claim = identityClaim(join(target.dir, entry.aside), target);
+      if (claim !== undefined) moved.push({ target, aside: entry.aside, claim, journal: entry.journal });
+      else strays.push({ target, aside: entry.aside, journal: entry.journal });
     }
   }
-  return out;
+  return { moved, strays };
 }
 
 function pruneNow(records: readonly SessionRecord[], dryRun: boolean): PruneResult {
@@ -152,7 +153,7 @@ function pruneNow(records: readonly SessionRecord[], dryRun: boolean): PruneResu
   if (dryRun) return dead.map((f) => f.target.record);
 
   // Step 2: journal, then move aside; verify the moved copy's identity.
-  const moved: Moved[] = leftovers(targets);
+  const { moved, strays } = leftovers(targets);
   for (const { target } of dead) {
     const ticket = claimTicket(target.dir, target.name, target.record.pid);
     if (ticket === undefined) continue; // every journal slot busy: leave the record for a later call
@@ -183,6 +184,11 @@ function pruneNow(records: readonly SessionRecord[], dryRun: boolean): PruneResu
     // A copy kept aside keeps its journal, so a later call can still find and restore it.
     if (settled) unlinkQuietly(join(target.dir, m.journal));
   });
+  // Last, once the dead record no longer holds the name: a stray (a live session's file caught aside
+  // by an interrupted prune, a torn write, or already gone) goes back under its name if it is free.
+  for (const { target, aside, journal } of strays) {
+    if (restoreAside(target.dir, aside, target.name) !== 'kept') unlinkQuietly(join(target.dir, journal));
+  }
   return [...removed].sort((a, b) => a - b).map((i) => records[i]!);
 }
 
