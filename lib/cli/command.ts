@@ -11,6 +11,8 @@ export interface Context {
   /** Colours for stdout (off unless stdout is a TTY and NO_COLOR is unset). */
   paint: Paint;
   env: NodeJS.ProcessEnv;
+  /** Asides for a person (e.g. "3 dead records hidden"): stderr, so they never mix into piped output. */
+  note(text: string): void;
 }
 
 export interface Command {

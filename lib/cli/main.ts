@@ -62,6 +62,7 @@ async function main(argv: string[]): Promise<number> {
     json: flags.json === true,
     paint: makePaint(colourWanted(process.stdout, process.env)),
     env: process.env,
+    note: err,
   });
 }
 

@@ -38,7 +38,8 @@ async function tour(ctx: Context, reg: DemoRegistry): Promise<void> {
   const { paint } = ctx;
   const step = async (line: string, cmd: Command, flags: Context['flags'] = {}) => {
     out(`\n${paint.bold(`$ cc-sessions ${line} --config-dir ${reg.configDir}`)}\n`);
-    await cmd.run({ ...ctx, flags, configDirs: dirs, json: false });
+    // In the tour, asides belong in the story: stdout.
+    await cmd.run({ ...ctx, flags, configDirs: dirs, json: false, note: out });
   };
   out('Claims by processes the demo started:\n');
   const verdicts = new Map(readRecords(dirs).map((r) => [r.pid, r.verdict]));

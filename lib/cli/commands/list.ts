@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { defaultConfigDir, scanRegistry, sessionsDir } from '../api.js';
 import type { Command } from '../command.js';
 import { shortenHome } from '../format.js';
-import { err, out, table } from '../output.js';
+import { out, table } from '../output.js';
 import { LIST_HEADER, recordJson, recordRow } from '../records.js';
 
 /** The config dirs a command reads: the --config-dir values, else the default one. */
@@ -48,7 +48,7 @@ Live verdicts: alive, unverified, foreign. With --all, provably dead ones too: g
     }
     if (hidden > 0) {
       const noun = hidden === 1 ? 'dead record' : 'dead records';
-      err(`(${hidden} ${noun} hidden: \`cc-sessions list --all\` shows them, \`cc-sessions prune\` removes them)\n`);
+      ctx.note(`(${hidden} ${noun} hidden: \`cc-sessions list --all\` shows them, \`cc-sessions prune\` removes them)\n`);
     }
     return 0;
   },
