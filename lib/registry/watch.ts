@@ -4,6 +4,8 @@
  * - File events come from the OS (watch-dirs.ts); they only mark files or folders to look at. A short
  *   debounce later the marked files are re-read (one batch per folder) and diffed.
  * - Every `interval`, liveness of every record is re-probed in ONE batch (judgeVerdicts): no file I/O.
+ *   Dead records are probed too, so the view stays what readRecords would say (a reaped zombie turns
+ *   `gone`, a reused PID `recycled`: `changed` events, since neither is a new death).
  *   Every `rescanEvery`-th interval, and every interval for a folder the OS does not watch, a rescan
  *   (readdir + one lstat per candidate) re-reads only files whose inode, size or mtime changed.
  *
@@ -18,13 +20,14 @@ import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { isCandidateName, resolveSessionsDirs } from './config.js';
 import { listCandidates } from './read.js';
-import { snapshotOf, writeSnapshot, type Snapshot } from './snapshot.js';
+import { snapshotOf, type Snapshot } from './snapshot.js';
 import { DEAD_VERDICTS, type ConfigDirs, type ReadOptions, type SessionRecord, type Verdict } from './types.js';
 import { judgeClaims, judgeVerdicts } from './verdict.js';
 import { DirWatch } from './watch-dirs.js';
 import { transition, type WatchEvent } from './watch-diff.js';
 import { checkFiles, sameStamp, type FileState, type ReadOutcome } from './watch-files.js';
 import { EventQueue } from './watch-queue.js';
+import { SnapshotKeeper } from './watch-snapshot.js';
 
 export interface WatchOptions extends ReadOptions {
   /** Liveness re-probe period in ms (default 1000). */
@@ -56,7 +59,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
   readonly interval: number;
   private readonly rescanEvery: number;
   private readonly retryDelayMs: number;
-  private readonly snapshotFile: string | undefined;
+  private readonly keeper: SnapshotKeeper | undefined;
   private readonly dirs: DirWatch[];
   private readonly unwatched = new Set<DirWatch>();
   private readonly files = new Map<string, FileState>();
@@ -66,8 +69,6 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
   private ticks = 0;
   private tickTimer: NodeJS.Timeout | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
-  private snapshotTimer: NodeJS.Timeout | undefined;
-  private lastSnapshotAt = 0;
   private closed = false;
 
   constructor(configDirs: ConfigDirs, options: WatchOptions = {}) {
@@ -76,7 +77,6 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     this.interval = positive(options.interval, 'interval', 1000);
     this.rescanEvery = positive(options.rescanEvery, 'rescanEvery', 10, true);
     this.retryDelayMs = options.retryDelayMs === undefined ? 25 : Math.max(0, Number(options.retryDelayMs) || 0);
-    this.snapshotFile = options.snapshotFile;
     this.dirs = resolveSessionsDirs(configDirs, options.env).map((dir) => {
       const own: DirWatch = new DirWatch(dir, { onFile: (name) => this.onFile(own, name), onFolder: () => this.mark(own) });
       return own;
@@ -90,7 +90,16 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
         if (!this.closed) this.emitAll(initial);
       });
     }
-    if (this.snapshotFile !== undefined) this.writeSnapshotNow();
+    if (options.snapshotFile !== undefined) {
+      this.keeper = new SnapshotKeeper(options.snapshotFile, this.interval, () => this.snapshot(), (e) => this.fail(e));
+      // The first write throws (a folder that does not exist, no permission): a usage error is loud at once.
+      try {
+        this.keeper.writeNow();
+      } catch (err) {
+        this.close();
+        throw err;
+      }
+    }
     this.tickTimer = setInterval(() => this.tick(), this.interval);
   }
 
@@ -125,7 +134,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     this.closed = true;
     clearInterval(this.tickTimer);
     clearTimeout(this.flushTimer);
-    clearTimeout(this.snapshotTimer);
+    this.keeper?.close();
     for (const d of this.dirs) d.close();
     for (const q of this.queues) q.end();
     this.queues.clear();
@@ -268,38 +277,21 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
   private emitAll(events: readonly WatchEvent[]): void {
     if (events.length === 0 || this.closed) return;
     for (const event of events) {
+      if (this.closed) return; // a listener closed the watcher
       for (const q of this.queues) q.push(event);
       this.emit(event.type, event);
       this.emit('change', event);
     }
-    if (this.snapshotFile !== undefined) this.scheduleSnapshot();
-  }
-
-  private scheduleSnapshot(): void {
-    if (this.snapshotTimer !== undefined) return;
-    const wait = this.lastSnapshotAt + this.interval - Date.now();
-    if (wait <= 0) this.writeSnapshotNow();
-    else
-      this.snapshotTimer = setTimeout(() => {
-        this.snapshotTimer = undefined;
-        this.guard(() => this.writeSnapshotNow());
-      }, wait);
-  }
-
-  private writeSnapshotNow(): void {
-    this.lastSnapshotAt = Date.now();
-    try {
-      writeSnapshot(this.snapshotFile!, this.snapshot());
-    } catch (err) {
-      this.fail(err);
-    }
+    this.keeper?.changed();
   }
 }
 
 /**
  * Watches the registry (CONTRACT.md section 7): an EventEmitter of `added`, `changed`, `died`,
  * `removed` (and `change` for all four, `error`, `close`) and an async iterable of the same events.
- * Call `close()` when done: the watcher holds OS watches and timers until then.
+ * Call `close()` when done: the watcher holds OS watches and timers until then. Failures after the
+ * start (a snapshot write, an unexpected read error) are emitted as `error` when someone listens and
+ * never stop the watcher; with no `error` listener they are dropped, never thrown.
  */
 export function watch(configDirs?: ConfigDirs, options?: WatchOptions): Watcher {
   return new Watcher(configDirs, options);

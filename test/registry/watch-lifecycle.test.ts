@@ -153,3 +153,12 @@ it('an idle poll reads no file; a rescan re-reads only files whose inode, size o
   expect(changed.record.status).toBe('busy');
   await a.end();
 });
+
+it('throws at once, holding nothing, when the snapshot file cannot be written', () => {
+  reg = tempRegistry();
+  const before = process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
+  expect(() => watch(reg!.configDir, { snapshotFile: join(reg!.configDir, 'missing', 'snap.json') })).toThrow(/ENOENT/);
+  expect(process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length).toBeLessThanOrEqual(before);
+  expect(() => watch(reg!.configDir, { interval: 0 })).toThrow(TypeError);
+  expect(() => watch(reg!.configDir, { rescanEvery: 1.5 })).toThrow(TypeError);
+});
