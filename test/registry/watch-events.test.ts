@@ -1,5 +1,5 @@
 /** watch reports added / changed / died / removed for real claims of our own processes. */
-import { mkdirSync, unlinkSync } from 'node:fs';
+import { mkdirSync, rmSync, unlinkSync } from 'node:fs';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { watch, type Watcher } from '../../lib/registry/watch.js';
 import { endAll, procStartTicks, spawnSleep } from '../helpers/processes.js';
@@ -99,6 +99,24 @@ describe('watch', () => {
     const { writeFileSync } = await import('node:fs');
     writeFileSync(`${missing}/sessions/${p.pid}.json`, JSON.stringify({ pid: p.pid, sessionId: 'late' }));
     expect((await c2.next((e) => e.type === 'added', 'added in a late config dir')).record.sessionId).toBe('late');
+    await p.end();
+  });
+
+  it('reports removed when the sessions folder is deleted, and added when it comes back', async () => {
+    reg = tempRegistry();
+    const p = spawnSleep();
+    reg.write(p.pid);
+    // No timer fires during this test: OS events alone must carry it.
+    w = watch(reg.configDir, { interval: 600_000 });
+    const c = collect(w);
+    await c.next((e) => e.type === 'added', 'added');
+    rmSync(reg.sessions, { recursive: true });
+    await c.next((e) => e.type === 'removed', 'removed with its folder');
+    mkdirSync(reg.sessions);
+    reg.write(p.pid, { status: 'back' });
+    expect((await c.next((e) => e.type === 'added', 'added in the new folder')).record.status).toBe('back');
+    reg.write(p.pid, { status: 'and watched' });
+    expect((await c.next((e) => e.type === 'changed', 'changed')).record.status).toBe('and watched');
     await p.end();
   });
 
