@@ -63,6 +63,8 @@ uint8_t ReadOne(int fd, size_t max_bytes, double* m, std::vector<char>* out) {
     }
     if (n == 0) break;
     got += static_cast<size_t>(n);
+    // A short read of a regular file is its end at that moment: skip the extra read() that says 0.
+    if (got < room) break;
   }
   if (got > max_bytes) {
     out->resize(start);

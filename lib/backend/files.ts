@@ -82,10 +82,11 @@ export const jsReadFiles: ReadFiles = (dir, names, maxBytes) => {
       }
       let got = 0;
       for (;;) {
-        const n = readSync(fd, out, used + got, want - got, got);
-        if (n === 0) break;
+        const asked = want - got;
+        const n = readSync(fd, out, used + got, asked, got);
         got += n;
-        if (got >= want) break;
+        // A short read of a regular file is its end at that moment (as in the native reader).
+        if (n < asked || got >= want) break;
       }
       if (got > maxBytes) {
         status[i] = READ_TOO_LARGE;

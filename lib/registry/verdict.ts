@@ -31,9 +31,37 @@ export function isDeadVerdict(v: Verdict): boolean {
   return DEAD_VERDICTS.has(v);
 }
 
-/** A claim's verdict → the frozen record. */
-function toRecord(claim: Claim, v: Verdict): SessionRecord {
-  return Object.freeze({ ...claim, interactive: isInteractiveKind(claim.kind), verdict: v, live: !DEAD_VERDICTS.has(v) });
+/**
+ * A claim and its verdict → the frozen record. Spelled out field by field: an object spread here cost
+ * ~10 µs per record (more than reading the file), a literal of one fixed shape ~0.2 µs.
+ */
+function toRecord(c: Claim, v: Verdict): SessionRecord {
+  return Object.freeze({
+    path: c.path,
+    pid: c.pid,
+    sessionId: c.sessionId,
+    token: c.token,
+    pidDomain: c.pidDomain,
+    kind: c.kind,
+    interactive: isInteractiveKind(c.kind),
+    verdict: v,
+    live: !DEAD_VERDICTS.has(v),
+    cwd: c.cwd,
+    startedAt: c.startedAt,
+    procStart: c.procStart,
+    procStartFt: c.procStartFt,
+    version: c.version,
+    entrypoint: c.entrypoint,
+    name: c.name,
+    status: c.status,
+    waitingFor: c.waitingFor,
+    updatedAt: c.updatedAt,
+    statusUpdatedAt: c.statusUpdatedAt,
+    messagingSocketPath: c.messagingSocketPath,
+    bridgeSessionId: c.bridgeSessionId,
+    tmux: c.tmux,
+    raw: c.raw,
+  });
 }
 
 /** What liveness depends on: the identity claim and where it was written. */

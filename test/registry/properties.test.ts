@@ -7,7 +7,7 @@ import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsReadFiles, readFiles } from '../../lib/backend/files.js';
 import { readRecords, scanRegistry } from '../../lib/index.js';
-import { parseClaim } from '../../lib/registry/schema.js';
+import { lenientFields, parseClaim, readLenientFields } from '../../lib/registry/schema.js';
 import { BACKENDS, useBackend } from '../helpers/backends.js';
 import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, type RegistryFixture } from '../helpers/registry-fixture.js';
@@ -107,6 +107,33 @@ describe('parseClaim', () => {
         else expect(out.pid).toBe(7);
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('the lenient-field fast path', () => {
+  const FIELDS = Object.keys(lenientFields.def.shape);
+  const value = fc.oneof(
+    fc.string(),
+    fc.double(), // includes NaN, ±Infinity and -0, which zod's number() judges
+    fc.integer(),
+    fc.constant(1e400),
+    fc.jsonValue(),
+    fc.anything(),
+  );
+  it('gives exactly what the zod/mini schema gives, for well-typed and mistyped documents', () => {
+    const doc = fc.dictionary(fc.constantFrom(...FIELDS, 'pid', 'sessionId', 'other'), value);
+    const typed = fc.record(
+      Object.fromEntries(FIELDS.map((k) => [k, /At$/.test(k) ? fc.oneof(fc.double(), fc.integer()) : fc.string()])),
+      { requiredKeys: [] },
+    );
+    fc.assert(
+      fc.property(fc.oneof(doc, typed), (raw) => {
+        const fast = readLenientFields(raw as Record<string, unknown>) as Record<string, unknown>;
+        const slow = lenientFields.parse(raw) as Record<string, unknown>;
+        for (const k of FIELDS) expect(Object.is(fast[k], slow[k]) || fast[k] === slow[k], k).toBe(true);
+      }),
+      { numRuns: 2000 },
     );
   });
 });
