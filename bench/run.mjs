@@ -2,16 +2,18 @@
  * `npm run bench`: builds its own fixtures (real processes and registry folders), measures the library
  * beside plain C and plain Node baselines in the same run, prints markdown tables, writes
  * bench/results/latest.md and bench/results/scaling.svg, and ends every process it started.
- * `--quick` (or BENCH_QUICK=1) runs fewer rounds, for checking the harness itself.
+ * `--quick` (or BENCH_QUICK=1) runs fewer rounds, for checking the harness itself; `--wall` ranks by
+ * wall time instead of CPU time.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { scalingChart } from './lib/chart.mjs';
 import { buildFixtures } from './lib/fixtures.mjs';
 import { machineLine } from './lib/format.mjs';
+import { clockName, setClock } from './lib/measure.mjs';
 import { loadBackend } from './lib/instances.mjs';
 import { probeSection } from './sections/probe.mjs';
 import { processSection } from './sections/process.mjs';
@@ -20,6 +22,7 @@ import { watchSection } from './sections/watch.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
+setClock(process.argv.includes('--wall') ? 'wall' : 'cpu');
 const SIZES = [10, 100, 1000, 10000];
 
 /** Compiles bench/c/*.c with cc -O2 into bench/build/ (git-ignored). */
@@ -31,6 +34,7 @@ function compileBaselines() {
     ['holder', 'holder.c', 'ccs-holder'],
     ['probe', 'probe.c', 'ccs-probe'],
     ['scan', 'scan.c', 'ccs-scan'],
+    ['run', 'run.c', 'ccs-run'],
   ]) {
     bins[key] = join(out, exe);
     execFileSync('cc', ['-O2', '-Wall', '-o', bins[key], here(`./c/${file}`)], { stdio: 'inherit' });
@@ -48,6 +52,7 @@ async function main() {
   if (!existsSync(here('../dist/index.js'))) throw new Error('dist/index.js is missing: run `npm run build` first');
   const bins = compileBaselines();
   const workDir = mkdtempSync(join(tmpdir(), 'cc-sessions-bench-work-'));
+  const loadBefore = loadavg()[0];
   const started = Date.now();
   const fixtures = await buildFixtures(bins.holder, SIZES);
   console.error(`bench: fixtures took ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -84,7 +89,11 @@ async function main() {
     '',
     `Machine: ${machineLine()}`,
     '',
+    `Load average (1 min) at start ${loadBefore.toFixed(1)}, at end ${loadavg()[0].toFixed(1)}: other work on the ` +
+      'machine slows every row alike; ratios are steadier than absolute times.',
+    '',
     `Reproduce: \`npm run bench\` (medians of interleaved rounds${quick ? '; QUICK run, fewer rounds' : ''}). ` +
+      `Times are ${clockName()} unless a column says otherwise (\`node bench/run.mjs --wall\` ranks by wall time). ` +
       'Ratios compare implementations measured side by side in this run.',
     '',
     ...parts.flatMap((part) => [part, '']),

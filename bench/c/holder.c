@@ -1,5 +1,7 @@
 // Holds the benchmark's fixture processes: `holder live K` forks K children that sleep in pause(),
 // `holder zombie K` forks K children that exit at once and are left unreaped (state Z).
+// `holder reaped K` forks K children that exit, reaps each at once, prints their PIDs and exits: PIDs
+// that were real processes a moment ago and now belong to nobody (the "dead" claims).
 // Prints one child PID per line, then "ready". When its stdin closes (the bench is done, or died),
 // it kills what is left of its own children and reaps them all, so nothing outlives the bench.
 // Children are reaped only here, so their PIDs cannot be reused while the bench signals them.
@@ -13,10 +15,11 @@
 
 int main(int argc, char** argv) {
   if (argc != 3) {
-    fprintf(stderr, "usage: holder live|zombie COUNT\n");
+    fprintf(stderr, "usage: holder live|zombie|reaped COUNT\n");
     return 2;
   }
   const int live = strcmp(argv[1], "live") == 0;
+  const int reaped = strcmp(argv[1], "reaped") == 0;
   const int count = atoi(argv[2]);
   pid_t* kids = calloc((size_t)(count > 0 ? count : 1), sizeof(pid_t));
   const pid_t self = getpid();
@@ -34,10 +37,12 @@ int main(int argc, char** argv) {
       for (;;) pause();
     }
     kids[made] = pid;
+    if (reaped) waitpid(pid, NULL, 0);
     printf("%d\n", (int)pid);
   }
   printf(made == count ? "ready\n" : "short\n");
   fflush(stdout);
+  if (reaped) return 0;
   char buf[256];
   while (read(0, buf, sizeof buf) > 0) {
   }

@@ -3,7 +3,8 @@
  * - live PIDs: children of bench/c/holder sleeping in pause(), recorded with their true start token;
  * - recycled: more such live PIDs, recorded with a wrong token of the same (ticks) form;
  * - zombies: holder children that exited and are left unreaped (state Z), recorded with their token;
- * - dead: PIDs that kill(pid, 0) reports ESRCH for when the fixture is built (no process holds them);
+ * - dead: PIDs of holder children that exited and were reaped (checked ESRCH; topped up, if the kernel
+ *   handed one out twice, with other PIDs no process holds);
  * - junk: files beside the records that are not candidates (keys, temp files, notes, `0123.json`).
  * Every process is a child of a holder; the holder reaps them, and exits when its stdin closes, so
  * nothing outlives the bench even if it is killed.
@@ -168,13 +169,18 @@ export async function buildFixtures(holderBin, sizes) {
     if (existsSync(root)) rmSync(root, { recursive: true, force: true });
   };
   try {
+    // Reaped first: the kernel hands out PIDs upwards, so the live ones that follow do not reuse them.
+    const reaped = await startHolder(holderBin, 'reaped', biggest.dead);
+    await new Promise((resolve) => (reaped.child.exitCode !== null ? resolve() : reaped.child.once('exit', resolve)));
     const liveHolder = await startHolder(holderBin, 'live', biggest.live + biggest.recycled);
     holders.push(liveHolder);
     const zombieHolder = await startHolder(holderBin, 'zombie', biggest.zombie);
     holders.push(zombieHolder);
     await waitForZombies(zombieHolder.pids);
     const used = new Set([...liveHolder.pids, ...zombieHolder.pids]);
-    const deadPool = freePids(biggest.dead, used);
+    const deadPool = [...new Set(reaped.pids)].filter((pid) => !used.has(pid) && !pidExists(pid));
+    for (const pid of deadPool) used.add(pid);
+    deadPool.push(...freePids(biggest.dead - deadPool.length, used));
     const livePool = liveHolder.pids.slice(0, biggest.live);
     const recycledPool = liveHolder.pids.slice(biggest.live);
     const domain = ourPidDomain();

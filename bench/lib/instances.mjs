@@ -2,18 +2,37 @@
  * One copy of the built library per backend, side by side in this process. Each copy is the same
  * dist/index.js imported under a distinct URL (so it has its own backend selection), with
  * CC_SESSIONS_BACKEND set while it selects, exactly as a user would force one.
+ *
+ * The library's file reader follows CC_SESSIONS_BACKEND at each call (its probe backend is chosen
+ * once), so every measured call of a copy runs with the variable set to that copy's backend too:
+ * wrap measured functions with `asBackend`.
  */
+const copies = new WeakMap();
+
 export async function loadBackend(name) {
   const url = new URL(`../../dist/index.js?backend=${name}`, import.meta.url);
-  const previous = process.env.CC_SESSIONS_BACKEND;
-  process.env.CC_SESSIONS_BACKEND = name;
-  try {
-    const lib = await import(url.href);
-    const info = lib.backend(); // selects now, while the variable is set
-    if (info.name !== name) throw new Error(`asked for backend ${name}, got ${info.name} (${info.reason})`);
-    return lib;
-  } finally {
-    if (previous === undefined) delete process.env.CC_SESSIONS_BACKEND;
-    else process.env.CC_SESSIONS_BACKEND = previous;
-  }
+  const lib = await asBackend(name, () => import(url.href))();
+  const info = asBackend(name, () => lib.backend())(); // selects now, while the variable is set
+  if (info.name !== name) throw new Error(`asked for backend ${name}, got ${info.name} (${info.reason})`);
+  copies.set(lib, name);
+  return lib;
+}
+
+/** The backend name a copy was loaded for. */
+export function backendOf(lib) {
+  return copies.get(lib);
+}
+
+/** fn, run with CC_SESSIONS_BACKEND=name (restored afterwards). */
+export function asBackend(name, fn) {
+  return (...args) => {
+    const previous = process.env.CC_SESSIONS_BACKEND;
+    process.env.CC_SESSIONS_BACKEND = name;
+    try {
+      return fn(...args);
+    } finally {
+      if (previous === undefined) delete process.env.CC_SESSIONS_BACKEND;
+      else process.env.CC_SESSIONS_BACKEND = previous;
+    }
+  };
 }

@@ -1,9 +1,26 @@
 /**
  * Timing: every implementation is measured in the same run, in interleaved rounds (the order rotates
  * each round so none always runs first after another's cache effects), and the median round is kept.
- * An implementation is { name, run(iterations) → ns per operation }.
+ * An implementation is { name, run(iterations) → { wall, cpu } ns per operation }.
+ *
+ * Two clocks are taken for everything: wall time, and CPU time (user + system of this process, or of
+ * the C program, or of the child process). On a shared machine a runnable process waits for a core,
+ * and that wait lands in wall time unevenly (a fresh process and a long-running one are not
+ * scheduled alike), so tables rank by the clock chosen with `setClock` (default CPU; `--wall`).
  */
 import { spawnSync } from 'node:child_process';
+
+let primary = 'cpu';
+
+/** 'cpu' or 'wall': the clock medians and ratios are computed from. */
+export function setClock(clock) {
+  if (clock !== 'cpu' && clock !== 'wall') throw new Error(`unknown clock ${clock}`);
+  primary = clock;
+}
+
+export function clockName() {
+  return primary === 'cpu' ? 'CPU time (user + system)' : 'wall time';
+}
 
 export function median(values) {
   const sorted = [...values].sort((a, b) => a - b);
@@ -11,21 +28,39 @@ export function median(values) {
   return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
-/** ns per call of fn, averaged over `iterations` calls. */
+/** Wall and CPU ns per call of fn, averaged over `iterations` calls. */
 export function timeLoop(fn, iterations) {
+  const cpu0 = process.cpuUsage();
   const start = process.hrtime.bigint();
   for (let i = 0; i < iterations; i++) fn();
-  return Number(process.hrtime.bigint() - start) / iterations;
+  const wall = Number(process.hrtime.bigint() - start);
+  const cpu = process.cpuUsage(cpu0);
+  return { wall: wall / iterations, cpu: ((cpu.user + cpu.system) * 1e3) / iterations };
 }
 
-/** An in-process implementation. */
-export function inProcess(name, fn) {
-  return { name, run: (iterations) => timeLoop(fn, iterations), call: fn };
+/**
+ * An in-process implementation. `around`, when given, wraps each whole measurement (not each call),
+ * e.g. to set the environment a library copy expects.
+ */
+export function inProcess(name, fn, around = (f) => f) {
+  return { name, run: around((iterations) => timeLoop(fn, iterations)), call: around(fn) };
+}
+
+/**
+ * An in-process implementation whose work happens partly in child processes (the `ps` backend): this
+ * process's CPU time would miss the children's, so both clocks report wall time for it.
+ */
+export function inProcessSpawning(name, fn, around = (f) => f) {
+  const run = around((iterations) => {
+    const { wall } = timeLoop(fn, iterations);
+    return { wall, cpu: wall };
+  });
+  return { name, run, call: around(fn) };
 }
 
 /**
  * A C baseline: a fresh process per round that times its own loop (after one untimed warm-up), so
- * its start-up is not counted. `check` receives the rest of its output line.
+ * its start-up is not counted. It prints "<wall ns> <cpu ns> rest…"; `check` receives the rest.
  */
 export function cProgram(name, bin, args, check) {
   return {
@@ -33,23 +68,23 @@ export function cProgram(name, bin, args, check) {
     run(iterations) {
       const out = spawnSync(bin, [...args, String(iterations)], { encoding: 'utf8' });
       if (out.status !== 0) throw new Error(`${bin} failed: ${out.stderr}`);
-      const [ns, ...rest] = out.stdout.trim().split(' ').map(Number);
+      const [wall, cpu, ...rest] = out.stdout.trim().split(' ').map(Number);
       check?.(rest);
-      return ns;
+      return { wall, cpu };
     },
   };
 }
 
 /**
  * Runs every implementation `rounds` times, interleaved; each measurement loops long enough to take
- * about `targetMs` (calibrated once per implementation). Returns Map<name, median ns per op>, with
- * `.samples` holding every round's value.
+ * about `targetMs` (calibrated once per implementation). Returns Map<name, median ns per op> on the
+ * primary clock, with `.samples` (every round, primary clock) and `.wall` (wall-time medians).
  */
-export function interleaved(impls, { rounds, targetMs = 30, maxIterations = 2000 }) {
+export function interleaved(impls, { rounds, targetMs = 20, maxIterations = 2000 }) {
   const iterations = new Map();
   for (const impl of impls) {
     impl.run(1); // warm-up: JIT, page cache, dentries
-    const once = Math.max(impl.run(1), 1);
+    const once = Math.max(impl.run(1).wall, 1);
     iterations.set(impl.name, Math.min(maxIterations, Math.max(1, Math.round((targetMs * 1e6) / once))));
   }
   const samples = new Map(impls.map((impl) => [impl.name, []]));
@@ -59,16 +94,17 @@ export function interleaved(impls, { rounds, targetMs = 30, maxIterations = 2000
       samples.get(impl.name).push(impl.run(iterations.get(impl.name)));
     }
   }
-  const medians = new Map([...samples].map(([name, values]) => [name, median(values)]));
-  medians.samples = samples; // every round's value, for a best-of column
+  const pick = (clock) => new Map([...samples].map(([name, values]) => [name, median(values.map((v) => v[clock]))]));
+  const medians = pick(primary);
+  medians.samples = new Map([...samples].map(([name, values]) => [name, values.map((v) => v[primary])]));
+  medians.wall = pick('wall');
   return medians;
 }
 
-/** Wall time of one child process from spawn to exit, in ns. */
-export function processTime(command, args, options) {
-  const start = process.hrtime.bigint();
-  const out = spawnSync(command, args, { encoding: 'utf8', ...options });
-  const ns = Number(process.hrtime.bigint() - start);
+/** One child process from spawn to exit, via bench/c/run.c: { wall, cpu } ns. */
+export function processTime(runner, command, args, options) {
+  const out = spawnSync(runner, [command, ...args], { encoding: 'utf8', ...options });
   if (out.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${out.status}: ${out.stderr}`);
-  return { ns, stdout: out.stdout };
+  const [wall, cpu] = out.stdout.trim().split(' ').map(Number);
+  return { wall, cpu };
 }

@@ -3,7 +3,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { straightforwardProbe } from '../lib/baselines.mjs';
 import { fmtRatio, fmtTime, table, targetLine } from '../lib/format.mjs';
-import { cProgram, inProcess, interleaved } from '../lib/measure.mjs';
+import { asBackend } from '../lib/instances.mjs';
+import { cProgram, inProcess, inProcessSpawning, interleaved } from '../lib/measure.mjs';
 
 function stateCounts(results) {
   const counts = { alive: 0, zombie: 0, gone: 0, unverified: 0 };
@@ -40,14 +41,14 @@ export function probeSection({ libs, fixtures, bins, workDir, quick }) {
       cProgram('C loop (kill + stat read)', bins.probe, [pidFile], ([alive, zombie, gone, unverified]) =>
         check('C loop', { alive, zombie, gone, unverified }),
       ),
-      inProcess('native `probe()`', () => libs.native.probe(pids)),
-      inProcess('JS backend `probe()`', () => libs.js.probe(pids)),
-      inProcess('ps backend `probe()`', () => libs.ps.probe(pids)),
+      inProcess('native `probe()`', () => libs.native.probe(pids), (f) => asBackend('native', f)),
+      inProcess('JS backend `probe()`', () => libs.js.probe(pids), (f) => asBackend('js', f)),
+      inProcessSpawning('ps backend `probe()` (wall time: spawns `ps`)', () => libs.ps.probe(pids), (f) => asBackend('ps', f)),
       inProcess('straightforward Node', () => straightforwardProbe(pids)),
     ];
     for (const impl of impls.slice(1, 3).concat(impls[4])) check(impl.name, stateCounts(impl.call()));
     const psStates = stateCounts(libs.ps.probe(pids));
-    results.set(n, interleaved(impls, { rounds: quick ? 3 : n >= 10000 ? 7 : 11 }));
+    results.set(n, interleaved(impls, { rounds: quick ? 3 : n >= 10000 ? 5 : 11 }));
     notes.push(
       `${n.toLocaleString('en-US')} PIDs: ${mix.live + mix.recycled} live, ${mix.zombie} zombie, ${mix.dead} dead` +
         (drift() ? ` (${drift()} of the dead PIDs were taken by other programs during the run)` : '') +

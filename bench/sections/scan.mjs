@@ -1,6 +1,7 @@
 /** Full registry scan: liveRecords() per backend, a plain C reader and a straightforward Node reader. */
 import { straightforwardLiveRecords } from '../lib/baselines.mjs';
 import { fmtRatio, fmtTime, table, targetLine } from '../lib/format.mjs';
+import { asBackend } from '../lib/instances.mjs';
 import { cProgram, inProcess, interleaved } from '../lib/measure.mjs';
 
 export const SCAN_NAMES = {
@@ -23,8 +24,8 @@ export function scanSection({ libs, fixtures, bins, quick }) {
       cProgram(SCAN_NAMES.c, bins.scan, [sessionsDir], ([live]) => expect(SCAN_NAMES.c, live)),
       ...(typeof libs.native.liveRecords === 'function'
         ? [
-            inProcess(SCAN_NAMES.native, () => libs.native.liveRecords(configDir)),
-            inProcess(SCAN_NAMES.js, () => libs.js.liveRecords(configDir)),
+            inProcess(SCAN_NAMES.native, () => libs.native.liveRecords(configDir), (f) => asBackend('native', f)),
+            inProcess(SCAN_NAMES.js, () => libs.js.liveRecords(configDir), (f) => asBackend('js', f)),
           ]
         : []),
       inProcess(SCAN_NAMES.node, () => straightforwardLiveRecords(sessionsDir)),

@@ -4,6 +4,7 @@
  * watcher adds on top of the system calls: verdicts, diffing, and no file I/O.
  */
 import { fmtRatio, fmtTime, table, targetLine } from '../lib/format.mjs';
+import { asBackend } from '../lib/instances.mjs';
 import { inProcess, interleaved } from '../lib/measure.mjs';
 
 export function watchSection({ libs, fixtures, quick }) {
@@ -14,17 +15,19 @@ export function watchSection({ libs, fixtures, quick }) {
   const watchers = [];
   try {
     const impls = [];
-    for (const [label, lib] of [
-      ['native', libs.native],
-      ['JS', libs.js],
+    for (const [label, name] of [
+      ['native', 'native'],
+      ['JS', 'js'],
     ]) {
+      const lib = libs[name];
+      const env = (f) => asBackend(name, f);
       // A long interval and no initial events: only the polls this bench calls run.
-      const watcher = lib.watch(configDir, { interval: 3_600_000, initial: false });
+      const watcher = env(() => lib.watch(configDir, { interval: 3_600_000, initial: false }))();
       watchers.push(watcher);
       const live = watcher.records().filter((r) => r.live).length;
       if (live !== pids.length) throw new Error(`watch (${label}) sees ${live} live records, expected ${pids.length}`);
-      impls.push(inProcess(`${label}: idle \`watcher.poll()\``, () => watcher.poll()));
-      impls.push(inProcess(`${label}: \`probe(pids)\` only`, () => lib.probe(pids)));
+      impls.push(inProcess(`${label}: idle \`watcher.poll()\``, () => watcher.poll(), env));
+      impls.push(inProcess(`${label}: \`probe(pids)\` only`, () => lib.probe(pids), env));
     }
     const medians = interleaved(impls, { rounds: quick ? 3 : 11 });
     const rows = [];
