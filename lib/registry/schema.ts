@@ -10,36 +10,37 @@ import { BACKGROUND_KINDS, type SessionRecord, type SkipReason } from './types.j
 /** A record before its liveness is known. */
 export type Claim = Omit<SessionRecord, 'verdict' | 'live' | 'interactive'>;
 
-const optString = z.catch(z.optional(z.string()), undefined);
-const optNumber = z.catch(z.optional(z.number()), undefined);
-
-/** The lenient fields, under their own names. Unknown fields are ignored here and kept in `raw`. */
-export const lenientFields = z.object({
-  cwd: optString,
-  startedAt: optNumber,
-  procStart: optString,
-  procStartFt: optString,
-  pidDomain: optString,
-  version: optString,
-  kind: optString,
-  entrypoint: optString,
-  name: optString,
-  status: optString,
-  waitingFor: optString,
-  updatedAt: optNumber,
-  statusUpdatedAt: optNumber,
-  messagingSocketPath: optString,
-  bridgeSessionId: optString,
-  tmux: optString,
-});
-
-type LenientFields = z.infer<typeof lenientFields>;
-
 const STRING_FIELDS = [
   'cwd', 'procStart', 'procStartFt', 'pidDomain', 'version', 'kind', 'entrypoint', 'name', 'status',
   'waitingFor', 'messagingSocketPath', 'bridgeSessionId', 'tmux',
 ] as const;
 const NUMBER_FIELDS = ['startedAt', 'updatedAt', 'statusUpdatedAt'] as const;
+
+/** The lenient fields, under their own names. Unknown fields are ignored here and kept in `raw`. */
+export const LENIENT_FIELDS: readonly string[] = [...STRING_FIELDS, ...NUMBER_FIELDS];
+
+export type LenientFields = { [K in (typeof STRING_FIELDS)[number]]?: string } & {
+  [K in (typeof NUMBER_FIELDS)[number]]?: number;
+};
+
+let schema: z.ZodMiniType<LenientFields> | undefined;
+
+/**
+ * The zod/mini schema of the lenient fields: each is optional, and a wrong type reads as absent.
+ * Built on first use: well-typed records (nearly all) never need it, and building it costs start-up
+ * time in a statusline that starts a process per render.
+ */
+export function lenientSchema(): z.ZodMiniType<LenientFields> {
+  if (schema === undefined) {
+    const optString = z.catch(z.optional(z.string()), undefined);
+    const optNumber = z.catch(z.optional(z.number()), undefined);
+    const shape: Record<string, typeof optString | typeof optNumber> = {};
+    for (const key of STRING_FIELDS) shape[key] = optString;
+    for (const key of NUMBER_FIELDS) shape[key] = optNumber;
+    schema = z.object(shape) as unknown as z.ZodMiniType<LenientFields>;
+  }
+  return schema;
+}
 
 /**
  * The common case without zod: every lenient field is absent or already of its type, so the schema
@@ -62,7 +63,7 @@ function isWellTyped(raw: Record<string, unknown>): boolean {
 
 /** The lenient fields of a parsed document: the fast path when it applies, else the zod schema. */
 export function readLenientFields(raw: Record<string, unknown>): LenientFields {
-  return isWellTyped(raw) ? (raw as LenientFields) : lenientFields.parse(raw);
+  return isWellTyped(raw) ? (raw as LenientFields) : lenientSchema().parse(raw);
 }
 
 const BACKGROUND = new Set(BACKGROUND_KINDS);
