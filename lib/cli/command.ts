@@ -24,6 +24,8 @@ export interface Command {
   /** Extra paragraphs for --help: what it prints, the --json shape, exit codes. */
   details?: string;
   flags: FlagSpecs;
+  /** True for commands that never colour (their output is for scripts): skips the TTY check. */
+  plain?: boolean;
   /** Positional arguments: how many are allowed. */
   positionals?: { min: number; max: number; name: string };
   /** Returns the exit code. */

@@ -9,7 +9,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { probe } from './api.js';
+import { probe } from '../backend/index.js';
 import { formatLstart } from '../proc/lstart.js';
 import { ourPidDomain } from '../registry/domain.js';
 

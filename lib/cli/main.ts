@@ -5,11 +5,12 @@
  */
 import { parseArgs, UsageError } from './args.js';
 import { COMMON_FLAGS, commandHelp, type Command } from './command.js';
-import { COMMANDS, findCommand } from './commands/index.js';
-import { colourWanted, err, installPipeGuards, makePaint, out } from './output.js';
+import { isCommandName, loadAllCommands, loadCommand } from './commands/index.js';
+import { colourWanted, err, makePaint, out, stdoutIsTTY } from './output.js';
 import { readVersion } from './version.js';
 
-function generalHelp(): string {
+async function generalHelp(): Promise<string> {
+  const COMMANDS = await loadAllCommands();
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
   return [
     'Usage: cc-sessions [command] [options]',
@@ -27,26 +28,26 @@ function generalHelp(): string {
 async function main(argv: string[]): Promise<number> {
   const first = argv[0];
   if (first === 'help') {
-    const target = argv[1] === undefined ? undefined : findCommand(argv[1]);
-    if (argv[1] !== undefined && !target) throw new UsageError(`unknown command "${argv[1]}"`);
-    out(target ? commandHelp(target) : generalHelp());
+    const name = argv[1];
+    if (name !== undefined && !isCommandName(name)) throw new UsageError(`unknown command "${name}"`);
+    out(name ? commandHelp(await loadCommand(name)) : await generalHelp());
     return 0;
   }
   let cmd: Command | undefined;
   let rest = argv;
   if (first !== undefined && !first.startsWith('-')) {
-    cmd = findCommand(first);
-    if (!cmd) throw new UsageError(`unknown command "${first}" (see cc-sessions --help)`);
+    if (!isCommandName(first)) throw new UsageError(`unknown command "${first}" (see cc-sessions --help)`);
+    cmd = await loadCommand(first);
     rest = argv.slice(1);
   }
-  const command = cmd ?? findCommand('list')!;
+  const command = cmd ?? (await loadCommand('list'));
   const { flags, positionals } = parseArgs(rest, { ...command.flags, ...COMMON_FLAGS });
   if (flags.version) {
     out(readVersion() + '\n');
     return 0;
   }
   if (flags.help) {
-    out(cmd ? commandHelp(cmd) : generalHelp());
+    out(cmd ? commandHelp(cmd) : await generalHelp());
     return 0;
   }
   const allowed = command.positionals ?? { min: 0, max: 0, name: '' };
@@ -60,13 +61,12 @@ async function main(argv: string[]): Promise<number> {
     positionals,
     configDirs,
     json: flags.json === true,
-    paint: makePaint(colourWanted(process.stdout, process.env)),
+    paint: makePaint(!command.plain && flags.json !== true && colourWanted(await stdoutIsTTY(), process.env)),
     env: process.env,
     note: err,
   });
 }
 
-installPipeGuards();
 main(process.argv.slice(2)).then(
   (code) => {
     process.exitCode = code;

@@ -1,3 +1,5 @@
+import { writeSync } from 'node:fs';
+
 /**
  * Output for the CLI: colour only on a TTY and never with NO_COLOR, aligned tables, and writes that
  * survive a reader that goes away (`cc-sessions list | head -1` must not crash with EPIPE).
@@ -13,10 +15,16 @@ export interface Paint {
 }
 
 /** https://no-color.org: NO_COLOR present and non-empty turns colour off, whatever the terminal. */
-export function colourWanted(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean {
+export function colourWanted(isTTY: boolean, env: NodeJS.ProcessEnv): boolean {
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.TERM === 'dumb') return false;
-  return stream.isTTY === true;
+  return isTTY;
+}
+
+/** Whether fd 1 is a terminal. node:tty loads the net stack, so only commands that colour ask. */
+export async function stdoutIsTTY(): Promise<boolean> {
+  const { isatty } = await import('node:tty');
+  return isatty(1);
 }
 
 function sgr(open: number, close: number, enabled: boolean): (s: string) => string {
@@ -55,31 +63,40 @@ export function table(header: readonly string[], rows: readonly (readonly Cell[]
   return [line(header, true), ...rows.map((r) => line(r, false))].join('\n') + '\n';
 }
 
+// Writes go straight to file descriptors 1 and 2: creating `process.stdout` (a stream, plus the net
+// and tty machinery behind it) costs several times what this whole CLI does for `count`, and a
+// statusline pays start-up on every render.
 let exiting = false;
+const pause = new Int32Array(new SharedArrayBuffer(4));
 
-/**
- * Makes stdout and stderr safe to write to a pipe whose reader has gone: EPIPE ends the process
- * quietly (exit 0 unless an exit code was already set) instead of an uncaught 'error' event.
- */
-export function installPipeGuards(): void {
-  const onError = (err: NodeJS.ErrnoException) => {
-    if (err.code === 'EPIPE' || err.code === 'ERR_STREAM_DESTROYED') {
-      if (!exiting) {
+function writeAll(fd: number, text: string): void {
+  if (exiting) return;
+  const bytes = Buffer.from(text, 'utf8');
+  let offset = 0;
+  while (offset < bytes.length) {
+    try {
+      offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      // A non-blocking pipe that is full: wait a moment for the reader, then go on.
+      if (code === 'EAGAIN') {
+        Atomics.wait(pause, 0, 0, 2);
+        continue;
+      }
+      // The reader went away (`cc-sessions list | head -1`): end quietly, as `cat` would.
+      if (code === 'EPIPE') {
         exiting = true;
         process.exit(process.exitCode ?? 0);
       }
-      return;
+      throw error;
     }
-    throw err;
-  };
-  process.stdout.on('error', onError);
-  process.stderr.on('error', onError);
+  }
 }
 
 export function out(text: string): void {
-  if (!exiting) process.stdout.write(text);
+  writeAll(1, text);
 }
 
 export function err(text: string): void {
-  if (!exiting) process.stderr.write(text);
+  writeAll(2, text);
 }

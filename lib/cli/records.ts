@@ -1,5 +1,5 @@
 /** Shared views of records for the commands: the stable JSON shape and the table row. */
-import type { SessionRecord } from './api.js';
+import type { SessionRecord } from '../registry/types.js';
 import type { Cell, Paint } from './output.js';
 import { ago, clip, printable, shortenHome } from './format.js';
 

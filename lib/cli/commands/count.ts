@@ -1,5 +1,5 @@
 /** `cc-sessions count`: how many sessions are live (every kind, or only the human ones). */
-import { liveInteractiveRecords, liveRecords } from '../api.js';
+import { liveInteractiveRecords, liveRecords } from '../../registry/guards.js';
 import type { Command } from '../command.js';
 import { out } from '../output.js';
 
@@ -7,6 +7,7 @@ export const count: Command = {
   name: 'count',
   summary: 'print the number of live sessions',
   usage: 'count [--interactive] [options]',
+  plain: true,
   details: `
 Prints one number: live records of every kind, or with --interactive only the interactive ones
 (kind not bg, daemon or daemon-worker). --json prints {"count": N, "interactive": BOOLEAN}.`,

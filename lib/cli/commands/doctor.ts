@@ -3,7 +3,9 @@
  * our PID space, which folders were read, and which files were skipped and why.
  */
 import { readdirSync } from 'node:fs';
-import { backend, scanRegistry, sessionsDir } from '../api.js';
+import { backend } from '../../backend/index.js';
+import { scanRegistry } from '../../registry/scan.js';
+import { sessionsDir } from '../../registry/config.js';
 import { isCandidateName } from '../../registry/config.js';
 import { isWsl, ourPidDomain } from '../../registry/domain.js';
 import type { Command } from '../command.js';

@@ -2,7 +2,9 @@
  * `cc-sessions has-interactive`: a guard for scripts that delete or rename a profile. Exit 0 when a
  * human may be using it, 1 when not; silent unless asked.
  */
-import { hasLiveInteractive, liveInteractiveRecords, probe, scanRegistry } from '../api.js';
+import { hasLiveInteractive, liveInteractiveRecords } from '../../registry/guards.js';
+import { probe } from '../../backend/index.js';
+import { scanRegistry } from '../../registry/scan.js';
 import type { Command } from '../command.js';
 import { out } from '../output.js';
 
@@ -10,6 +12,7 @@ export const hasInteractive: Command = {
   name: 'has-interactive',
   summary: 'exit 0 when a live interactive session exists, 1 when none (prints nothing)',
   usage: 'has-interactive [--verbose] [options]',
+  plain: true,
   details: `
 Yes also when a candidate file could not be read but its PID is alive: it may be a human session whose
 file was caught mid-write, and a guard must not guess "no".

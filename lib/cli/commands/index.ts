@@ -1,18 +1,35 @@
-/** Every command, in the order `cc-sessions --help` lists them. */
+/**
+ * Every command, in the order `cc-sessions --help` lists them, loaded only when called: the bundle
+ * then initialises (and requires Node built-ins such as crypto, child_process, events) only what
+ * that one command needs, which is what keeps a statusline's `count` or `summary` start-up cheap.
+ */
 import type { Command } from '../command.js';
-import { count } from './count.js';
-import { demo } from './demo.js';
-import { doctor } from './doctor.js';
-import { hasInteractive } from './has-interactive.js';
-import { list } from './list.js';
-import { probe } from './probe.js';
-import { prune } from './prune.js';
-import { snapshot } from './snapshot.js';
-import { summary } from './summary.js';
-import { watch } from './watch.js';
 
-export const COMMANDS: readonly Command[] = [list, count, summary, hasInteractive, prune, snapshot, watch, probe, doctor, demo];
+export const COMMAND_NAMES = [
+  'list', 'count', 'summary', 'has-interactive', 'prune', 'snapshot', 'watch', 'probe', 'doctor', 'demo',
+] as const;
 
-export function findCommand(name: string): Command | undefined {
-  return COMMANDS.find((c) => c.name === name);
+const LOADERS: Record<(typeof COMMAND_NAMES)[number], () => Promise<Command>> = {
+  list: () => import('./list.js').then((m) => m.list),
+  count: () => import('./count.js').then((m) => m.count),
+  summary: () => import('./summary.js').then((m) => m.summary),
+  'has-interactive': () => import('./has-interactive.js').then((m) => m.hasInteractive),
+  prune: () => import('./prune.js').then((m) => m.prune),
+  snapshot: () => import('./snapshot.js').then((m) => m.snapshot),
+  watch: () => import('./watch.js').then((m) => m.watch),
+  probe: () => import('./probe.js').then((m) => m.probe),
+  doctor: () => import('./doctor.js').then((m) => m.doctor),
+  demo: () => import('./demo.js').then((m) => m.demo),
+};
+
+export function isCommandName(name: string): name is (typeof COMMAND_NAMES)[number] {
+  return (COMMAND_NAMES as readonly string[]).includes(name);
+}
+
+export function loadCommand(name: (typeof COMMAND_NAMES)[number]): Promise<Command> {
+  return LOADERS[name]();
+}
+
+export function loadAllCommands(): Promise<Command[]> {
+  return Promise.all(COMMAND_NAMES.map((name) => LOADERS[name]()));
 }

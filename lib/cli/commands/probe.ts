@@ -1,5 +1,5 @@
 /** `cc-sessions probe PID...`: the raw liveness of PIDs, as the backend sees them (no registry). */
-import { probe as probePids } from '../api.js';
+import { probe as probePids } from '../../backend/index.js';
 import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
 import { out, table } from '../output.js';

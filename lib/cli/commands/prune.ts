@@ -1,5 +1,6 @@
 /** `cc-sessions prune`: deletes the files of provably dead records (gone, recycled, zombie). */
-import { prune as pruneRecords, readRecords } from '../api.js';
+import { prune as pruneRecords } from '../../registry/prune.js';
+import { readRecords } from '../../registry/scan.js';
 import type { Command } from '../command.js';
 import { shortenHome } from '../format.js';
 import { out, table } from '../output.js';

@@ -1,5 +1,5 @@
 /** `cc-sessions snapshot`: the registry as one JSON document, for dashboards that cannot see this host. */
-import { snapshot as takeSnapshot, writeSnapshot } from '../api.js';
+import { snapshot as takeSnapshot, writeSnapshot } from '../../registry/snapshot.js';
 import type { Command } from '../command.js';
 import { out } from '../output.js';
 
@@ -7,6 +7,7 @@ export const snapshot: Command = {
   name: 'snapshot',
   summary: 'write the live picture as JSON (--output FILE, atomically; else to stdout)',
   usage: 'snapshot [--output FILE] [options]',
+  plain: true,
   details: `
 The document: {"version": 1, "written": EPOCH_MS, "host": {"platform", "pidDomain"},
 "sessions": {SESSION_ID: {"pid", "name", "status", "waitingFor", "kind", "interactive", "cwd",

@@ -1,5 +1,6 @@
 /** `cc-sessions summary`: one line for a statusline, e.g. `2 busy · 1 waiting`, or a template of yours. */
-import { readRecords, type SessionRecord } from '../api.js';
+import { readRecords } from '../../registry/scan.js';
+import { type SessionRecord } from '../../registry/types.js';
 import type { Command } from '../command.js';
 import { out } from '../output.js';
 import { COUNT_KEYS, defaultSummary, parseTemplate, renderTemplate, type Counts } from '../template.js';
@@ -27,6 +28,7 @@ export const summary: Command = {
   name: 'summary',
   summary: 'one line for a statusline: "2 busy · 1 waiting"',
   usage: 'summary [--format TEMPLATE] [--interactive] [options]',
+  plain: true,
   details: `
 Counts live sessions by status. The default line lists non-zero counts in the order busy, waiting,
 shell, idle, other (a session without a known status), joined by " · "; "no sessions" when none.

@@ -1,5 +1,5 @@
 /** `cc-sessions watch`: registry changes as NDJSON, one event per line, until stopped. */
-import { watch as watchRegistry } from '../api.js';
+import { watch as watchRegistry } from '../../registry/watch.js';
 import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
 import { err, out } from '../output.js';
@@ -9,6 +9,7 @@ export const watch: Command = {
   name: 'watch',
   summary: 'print registry changes as NDJSON (added, changed, died, removed) until stopped',
   usage: 'watch [--interval MS] [--snapshot FILE] [options]',
+  plain: true,
   details: `
 One JSON object per line: {"type": "added"|"changed"|"died"|"removed", "time": EPOCH_MS,
 "fields": [NAME...], "record": RECORD}. The records present at the start come first as "added";
