@@ -4,7 +4,8 @@
  */
 import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkipReason } from './types.js';
 import { scanRegistry, scanRegistryAsync } from './scan.js';
-import { probeStates } from './verdict.js';
+import { judgeVerdicts } from './verdict.js';
+import { DEAD_VERDICTS } from './types.js';
 
 export function liveRecords(configDirs?: ConfigDirs, options?: ReadOptions): SessionRecord[] {
   return scanRegistry(configDirs, options).records.filter((r) => r.live);
@@ -40,9 +41,11 @@ const CONTENT_REASONS: ReadonlySet<SkipReason> = new Set<SkipReason>([
 /** True when a live interactive record exists, or a candidate we could not read names a PID that exists. */
 export function hasLiveInteractiveIn(scan: ScanResult): boolean {
   if (scan.records.some((r) => r.live && r.interactive)) return true;
-  const pids = scan.skipped.filter((s) => CONTENT_REASONS.has(s.reason)).map((s) => s.pid);
-  if (pids.length === 0) return false;
-  return probeStates(pids).some((state) => state === 'alive' || state === 'unverified');
+  // Judged as a claim with no token, domain or cwd: any process at that PID (not a zombie) is "live".
+  const unknown = scan.skipped
+    .filter((s) => CONTENT_REASONS.has(s.reason))
+    .map((s) => ({ pid: s.pid, token: undefined, pidDomain: undefined, cwd: undefined }));
+  return unknown.length > 0 && judgeVerdicts(unknown).some((v) => !DEAD_VERDICTS.has(v));
 }
 
 export function hasLiveInteractive(configDirs?: ConfigDirs, options?: ReadOptions): boolean {

@@ -22,8 +22,9 @@ interface Folder {
 }
 
 function namePid(name: string): number {
-  // A name beyond a safe integer is still a candidate; no record can match it (pid-mismatch).
-  return pidFromName(name) ?? Number.NaN;
+  // A name beyond a safe integer is still a candidate: it keeps its (rounded) number for reports, and
+  // no record can match it, because parseClaim only accepts a safe-integer pid (pid-mismatch).
+  return pidFromName(name) ?? Number(name.slice(0, -'.json'.length));
 }
 
 function readOutcomes(dir: string, names: readonly string[]): Outcome[] {

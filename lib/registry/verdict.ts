@@ -4,7 +4,7 @@
  * (`judgeClaims`) and the single-claim path (`verdict`) cannot disagree.
  */
 import { probeBackend, tokenString } from '../backend/index.js';
-import { STATE_GONE, STATE_NAMES, type ProbeState } from '../backend/types.js';
+import { STATE_NAMES, type ProbeState } from '../backend/types.js';
 import { compareTokens, recordedToken } from '../proc/token.js';
 import { domainFacts, isLocalClaim, type DomainFacts } from './domain.js';
 import { isInteractiveKind, type Claim } from './schema.js';
@@ -102,32 +102,6 @@ export function judgeVerdicts(claims: readonly LivenessKey[], facts: DomainFacts
 export function judgeClaims(claims: readonly Claim[], facts: DomainFacts = domainFacts()): SessionRecord[] {
   const verdicts = judgeVerdicts(claims, facts);
   return claims.map((claim, i) => toRecord(claim, verdicts[i]!));
-}
-
-/**
- * Probe states for bare PIDs in one batch (no token, no domain): used by the guard for candidates
- * that could not be read. PIDs outside 1..PID_MAX are `gone`/`invalid` without a system call.
- */
-export function probeStates(pids: readonly number[]): ProbeState[] {
-  const out: ProbeState[] = new Array(pids.length);
-  const input = new Int32Array(pids.length);
-  let n = 0;
-  const slot: number[] = [];
-  for (let i = 0; i < pids.length; i++) {
-    const pid = pids[i]!;
-    if (!Number.isSafeInteger(pid) || pid < 1) out[i] = 'invalid';
-    else if (pid > PID_MAX) out[i] = STATE_NAMES[STATE_GONE]!;
-    else {
-      slot[i] = n;
-      input[n++] = pid;
-    }
-  }
-  if (n > 0) {
-    const states = new Uint8Array(n);
-    probeBackend().probeInto(input.subarray(0, n), states, new Float64Array(n));
-    for (let i = 0; i < pids.length; i++) if (slot[i] !== undefined) out[i] = STATE_NAMES[states[slot[i]!]!]!;
-  }
-  return out;
 }
 
 function checkClaim(fn: string, pid: unknown, token: unknown, pidDomain: unknown): void {

@@ -2,7 +2,8 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readBackendName } from '../../lib/backend/files.js';
+import { readBackendName, readFiles } from '../../lib/backend/files.js';
+import { READ_OK, READ_TOO_LARGE } from '../../lib/backend/types.js';
 import { readCandidateFile } from '../../lib/registry/read.js';
 import { hasLiveInteractive, readRecords, scanRegistry } from '../../lib/index.js';
 import { BACKENDS, useBackend } from '../helpers/backends.js';
@@ -137,6 +138,24 @@ describe.each(BACKENDS)('safe reads (%s backend)', (backendName) => {
     reg.write(live.pid, '{"pid":');
     expect(readRecords(reg.configDir, FAST)).toEqual([]);
     expect(hasLiveInteractive(reg.configDir, FAST)).toBe(true);
+  });
+
+  it('bounds the read even where fstat understates the size (procfs files say 0 bytes)', () => {
+    const small = readFiles('/proc/self', ['status'], 64);
+    expect(Array.from(small.status)).toEqual([READ_TOO_LARGE]);
+    const whole = readFiles('/proc/self', ['status'], 256 * 1024);
+    expect(Array.from(whole.status)).toEqual([READ_OK]);
+    expect(whole.bytes.toString()).toMatch(/^Name:/);
+  });
+
+  it('a name beyond a safe integer is a candidate that no record can match', () => {
+    const name = '99999999999999999999.json';
+    reg.write(0, { pid: 99999999999999999999, sessionId: 's' }, name);
+    expect(scanRegistry(reg.configDir, FAST)).toEqual({
+      records: [],
+      skipped: [{ path: reg.path(name), pid: 1e20, reason: 'pid-mismatch' }],
+    });
+    expect(hasLiveInteractive(reg.configDir, FAST)).toBe(false);
   });
 
   it('readCandidateFile reports the reason, and inode, size and mtime for a regular file', () => {
