@@ -27,6 +27,11 @@ async function generalHelp(): Promise<string> {
 
 async function main(argv: string[]): Promise<number> {
   const first = argv[0];
+  // Answered before any command loads: nothing else is needed.
+  if (first === '--version' || first === '-V') {
+    out(readVersion() + '\n');
+    return 0;
+  }
   if (first === 'help') {
     const name = argv[1];
     if (name !== undefined && !isCommandName(name)) throw new UsageError(`unknown command "${name}"`);
