@@ -52,7 +52,8 @@ export function resolveSessionsDirs(configDirs: ConfigDirs, env: NodeJS.ProcessE
   for (const configDir of configDirList(configDirs, env)) {
     let dir = resolve(sessionsDir(configDir));
     try {
-      dir = realpathSync(dir);
+      // The native realpath(3) is one call; the JS one lstat()s every path component.
+      dir = realpathSync.native(dir);
     } catch {
       // Missing or unreadable: keep the plain absolute path; the read finds nothing there.
     }

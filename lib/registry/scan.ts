@@ -3,10 +3,12 @@
  * skips → one re-read of empty or unparseable files after a short pause (Claude Code writes without
  * a rename, so a reader can catch a file mid-write) → one batch probe for all claims.
  */
-import { join } from 'node:path';
+import { sep } from 'node:path';
+import { readFiles, META_LENGTH, META_OFFSET, META_STRIDE } from '../backend/files.js';
+import { READ_OK } from '../backend/types.js';
 import { pidFromName, resolveSessionsDirs } from './config.js';
-import { listCandidates, listCandidatesAsync, readBatch } from './read.js';
-import { parseClaim, type Claim } from './schema.js';
+import { listCandidates, listCandidatesAsync, MAX_RECORD_BYTES, readFailure } from './read.js';
+import { parseClaimText, type Claim } from './schema.js';
 import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkippedCandidate, SkipReason } from './types.js';
 import { judgeClaims } from './verdict.js';
 
@@ -27,13 +29,25 @@ function namePid(name: string): number {
   return pidFromName(name) ?? Number(name.slice(0, -'.json'.length));
 }
 
+/** `dir` is absolute and normalised (resolveSessionsDirs), so plain concatenation is a correct join. */
+function childPath(dir: string, name: string): string {
+  return dir.endsWith(sep) ? dir + name : dir + sep + name;
+}
+
+/** One batch read of a folder's candidates, each parsed straight from the shared buffer (no copies). */
 function readOutcomes(dir: string, names: readonly string[]): Outcome[] {
   if (names.length === 0) return [];
-  const at = readBatch(dir, names);
+  const { status, meta, bytes } = readFiles(dir, names, MAX_RECORD_BYTES);
   const out: Outcome[] = new Array(names.length);
   for (let i = 0; i < names.length; i++) {
-    const r = at(i);
-    out[i] = r.ok ? parseClaim(r.bytes, join(dir, names[i]!), namePid(names[i]!)) : r.reason;
+    const name = names[i]!;
+    if (status[i] !== READ_OK) {
+      out[i] = readFailure(status[i]!);
+      continue;
+    }
+    const start = meta[i * META_STRIDE + META_OFFSET]!;
+    const text = bytes.toString('utf8', start, start + meta[i * META_STRIDE + META_LENGTH]!);
+    out[i] = parseClaimText(text, childPath(dir, name), namePid(name));
   }
   return out;
 }
@@ -89,7 +103,7 @@ function finish(folders: readonly Folder[]): ScanResult {
       const o = f.outcomes[i]!;
       if (typeof o === 'object') claims.push(o);
       // A file that vanished between listing and reading is simply no longer a candidate.
-      else if (o !== 'missing') skipped.push({ path: join(f.dir, f.names[i]!), pid: namePid(f.names[i]!), reason: o });
+      else if (o !== 'missing') skipped.push({ path: childPath(f.dir, f.names[i]!), pid: namePid(f.names[i]!), reason: o });
     }
   }
   const records: SessionRecord[] = judgeClaims(claims).sort(byPidThenPath);

@@ -92,8 +92,13 @@ function parseJson(text: string): unknown {
  * safe integer ≥ 1 equal to it. Returns the claim, or the reason it is skipped. Never throws.
  */
 export function parseClaim(bytes: Uint8Array, path: string, pidFromName: number): Claim | SkipReason {
-  if (bytes.length === 0) return 'unparseable';
-  const doc = parseJson(decode(bytes));
+  return parseClaimText(decode(bytes), path, pidFromName);
+}
+
+/** parseClaim for text already decoded (the batch reader decodes straight from its shared buffer). */
+export function parseClaimText(text: string, path: string, pidFromName: number): Claim | SkipReason {
+  if (text.length === 0) return 'unparseable';
+  const doc = parseJson(text);
   if (doc === undefined) return 'unparseable';
   if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return 'not-object';
   const raw = doc as Record<string, unknown>;
