@@ -173,7 +173,7 @@ export function createDemoRegistry(): DemoRegistry {
         { file: 'notes.json', why: 'not a <pid>.json name: ignored' },
         { file: `${a}.<64 hex>.key`, why: "a peer key: not a candidate, ignored" },
         { file: '0123.json', why: 'not a canonical PID (leading zero): ignored' },
-        { file: `${parent.pid}.json`, why: 'a symlink: never followed, skipped (its PID is alive: a guard counts it)' },
+        { file: `${parent.pid}.json`, why: 'a symlink: never followed, skipped (Claude Code never writes one, so guards ignore it)' },
         { file: `${halfWritten}.json`, why: 'half-written (unparseable): skipped, but its PID is alive, so a guard counts it' },
       );
     } catch (error) {

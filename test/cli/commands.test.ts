@@ -2,7 +2,7 @@
  * The built `cc-sessions` against a fixture registry of real processes: stdout, stderr and exit code
  * of each command, the --json shapes, usage errors, --help and --version.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -148,6 +148,12 @@ describe('count, summary, has-interactive', () => {
       const args = ['has-interactive', '--config-dir', none.configDir];
       expect(runCli(cli, args)).toMatchObject({ status: 1, stdout: '', stderr: '' });
       expect(runCli(cli, [...args, '--verbose'])).toMatchObject({ status: 1, stdout: 'no: no live interactive session\n' });
+      // A symlink named after a live PID is not something Claude Code writes: still no.
+      symlinkSync(reg.path(`${alive.pid}.json`), none.path(`${reused.pid}.json`));
+      expect(runCli(cli, [...args, '--json'])).toMatchObject({
+        status: 1,
+        stdout: JSON.stringify({ interactive: false, pids: [], unreadableLivePids: [] }) + '\n',
+      });
       // A half-written file whose PID is alive may be a human: the guard says yes.
       none.write(alive.pid, `{"pid": ${alive.pid}, "sessionId": "`);
       const r = runCli(cli, [...args, '--json']);

@@ -2,8 +2,7 @@
  * `cc-sessions has-interactive`: a guard for scripts that delete or rename a profile. Exit 0 when a
  * human may be using it, 1 when not; silent unless asked.
  */
-import { hasLiveInteractive, liveInteractiveRecords } from '../../registry/guards.js';
-import { probe } from '../../backend/index.js';
+import { hasLiveInteractive, hasLiveInteractiveIn } from '../../registry/guards.js';
 import { scanRegistry } from '../../registry/scan.js';
 import type { Command } from '../command.js';
 import { out } from '../output.js';
@@ -22,24 +21,25 @@ file was caught mid-write, and a guard must not guess "no".
   },
   run(ctx) {
     const options = { env: ctx.env };
-    const yes = hasLiveInteractive(ctx.configDirs, options);
-    if (ctx.json || ctx.flags.verbose) {
-      const pids = liveInteractiveRecords(ctx.configDirs, options).map((r) => r.pid);
-      const skippedPids = scanRegistry(ctx.configDirs, options).skipped.map((s) => s.pid);
-      const unreadableLivePids = probe(skippedPids)
-        .filter((p) => p.state === 'alive' || p.state === 'unverified')
-        .map((p) => p.pid);
-      if (ctx.json) {
-        out(JSON.stringify({ interactive: yes, pids, unreadableLivePids }) + '\n');
-      } else if (yes) {
-        const why = [
-          pids.length > 0 ? `live interactive session PID ${pids.join(', ')}` : '',
-          unreadableLivePids.length > 0 ? `unreadable file of live PID ${unreadableLivePids.join(', ')}` : '',
-        ].filter(Boolean);
-        out(`yes: ${why.join('; ') || 'a live interactive session'}\n`);
-      } else {
-        out('no: no live interactive session\n');
-      }
+    if (!ctx.json && !ctx.flags.verbose) return hasLiveInteractive(ctx.configDirs, options) ? 0 : 1;
+
+    // One scan explains the answer; each skipped file is judged by the guard's own rule.
+    const scan = scanRegistry(ctx.configDirs, options);
+    const yes = hasLiveInteractiveIn(scan);
+    const pids = scan.records.filter((r) => r.live && r.interactive).map((r) => r.pid);
+    const unreadableLivePids = scan.skipped
+      .filter((s) => hasLiveInteractiveIn({ records: [], skipped: [s] }))
+      .map((s) => s.pid);
+    if (ctx.json) {
+      out(JSON.stringify({ interactive: yes, pids, unreadableLivePids }) + '\n');
+    } else if (yes) {
+      const why = [
+        pids.length > 0 ? `live interactive session PID ${pids.join(', ')}` : '',
+        unreadableLivePids.length > 0 ? `unreadable file of live PID ${unreadableLivePids.join(', ')}` : '',
+      ].filter(Boolean);
+      out(`yes: ${why.join('; ')}\n`);
+    } else {
+      out('no: no live interactive session\n');
     }
     return yes ? 0 : 1;
   },
