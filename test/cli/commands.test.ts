@@ -255,6 +255,16 @@ describe('usage, help and version', () => {
     }
   });
 
+  it('a runtime error is exit 1 and one line on stderr', () => {
+    const r = run('snapshot', '--output', join(empty, 'no', 'such', 'folder', 'snap.json'));
+    expect(r.status).toBe(1);
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^cc-sessions: ENOENT[^\n]+\n$/);
+    const forced = runCli(cli, ['count', '--config-dir', reg.configDir], { env: cliEnv({ CC_SESSIONS_BACKEND: 'bogus' }) });
+    expect(forced).toMatchObject({ status: 1, stdout: '' });
+    expect(forced.stderr).toMatch(/^cc-sessions: CC_SESSIONS_BACKEND must be one of [^\n]+\n$/);
+  });
+
   it('every command has --help; --version prints the package version', () => {
     for (const name of ['list', 'count', 'summary', 'has-interactive', 'prune', 'snapshot', 'watch', 'probe', 'doctor', 'demo']) {
       const r = runCli(cli, [name, '--help']);
