@@ -5,7 +5,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { readBackendName, readFiles } from '../../lib/backend/files.js';
 import { READ_OK, READ_TOO_LARGE } from '../../lib/backend/types.js';
 import { readCandidateFile } from '../../lib/registry/read.js';
-import { hasLiveInteractive, readRecords, scanRegistry } from '../../lib/index.js';
+import { hasLiveInteractive, readRecords, scanRegistry, scanRegistryAsync } from '../../lib/index.js';
 import { BACKENDS, useBackend } from '../helpers/backends.js';
 import { endAll, procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
@@ -156,6 +156,15 @@ describe.each(BACKENDS)('safe reads (%s backend)', (backendName) => {
       skipped: [{ path: reg.path(name), pid: 1e20, reason: 'pid-mismatch' }],
     });
     expect(hasLiveInteractive(reg.configDir, FAST)).toBe(false);
+  });
+
+  it('sync and async agree on a folder larger than one async slice', async () => {
+    reg.write(live.pid, sessionRecord(live.pid, { procStart: procStartTicks(live.pid) }));
+    for (let i = 0; i < 600; i++) reg.write(4_300_000 + i, i % 7 ? sessionRecord(4_300_000 + i) : 'junk');
+    const sync = scanRegistry(reg.configDir, FAST);
+    expect(sync.records).toHaveLength(1 + 600 - 86);
+    expect(sync.skipped).toHaveLength(86);
+    expect(await scanRegistryAsync(reg.configDir, FAST)).toEqual(sync);
   });
 
   it('readCandidateFile reports the reason, and inode, size and mtime for a regular file', () => {
