@@ -41,25 +41,29 @@ function configDirList(configDirs: ConfigDirs, env: NodeJS.ProcessEnv): readonly
   return configDirs;
 }
 
+function realKey(dir: string): string {
+  try {
+    // The native realpath(3) is one call; the JS one lstat()s every path component.
+    return realpathSync.native(dir);
+  } catch {
+    return dir; // missing or unreadable: the read finds nothing there
+  }
+}
+
 /**
- * The `sessions/` folders to read, in the order given, with folders that resolve (realpath) to the
- * same place kept once. A folder that does not exist is kept under its absolute path: reading it
- * yields an empty registry.
+ * The `sessions/` folders to read: absolute, in the order given, with folders that resolve (realpath)
+ * to the same place kept once, under the first path given for them (records then carry the paths the
+ * caller named). A folder that does not exist is kept: reading it yields an empty registry.
  */
 export function resolveSessionsDirs(configDirs: ConfigDirs, env: NodeJS.ProcessEnv = process.env): string[] {
+  const dirs = configDirList(configDirs, env).map((configDir) => resolve(sessionsDir(configDir)));
+  // One folder has nothing to be deduplicated against: skip the realpath (a third of an empty scan).
+  if (dirs.length === 1) return dirs;
   const seen = new Set<string>();
-  const out: string[] = [];
-  for (const configDir of configDirList(configDirs, env)) {
-    let dir = resolve(sessionsDir(configDir));
-    try {
-      // The native realpath(3) is one call; the JS one lstat()s every path component.
-      dir = realpathSync.native(dir);
-    } catch {
-      // Missing or unreadable: keep the plain absolute path; the read finds nothing there.
-    }
-    if (seen.has(dir)) continue;
-    seen.add(dir);
-    out.push(dir);
-  }
-  return out;
+  return dirs.filter((dir) => {
+    const key = realKey(dir);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }

@@ -158,6 +158,15 @@ describe.each(BACKENDS)('safe reads (%s backend)', (backendName) => {
     expect(hasLiveInteractive(reg.configDir, FAST)).toBe(false);
   });
 
+  it('records carry the path under the config dir the caller named, even through a symlink', () => {
+    reg.write(live.pid, sessionRecord(live.pid));
+    const alias = reg.path('alias-config');
+    symlinkSync(reg.configDir, alias);
+    expect(readRecords(alias, FAST).map((r) => r.path)).toEqual([`${alias}/sessions/${live.pid}.json`]);
+    // Named twice (directly and through the link): read once, under the first name given.
+    expect(readRecords([reg.configDir, alias], FAST).map((r) => r.path)).toEqual([reg.path(`${live.pid}.json`)]);
+  });
+
   it('sync and async agree on a folder larger than one async slice', async () => {
     reg.write(live.pid, sessionRecord(live.pid, { procStart: procStartTicks(live.pid) }));
     for (let i = 0; i < 600; i++) reg.write(4_300_000 + i, i % 7 ? sessionRecord(4_300_000 + i) : 'junk');
