@@ -2,12 +2,10 @@
  * The read backend facade: reads many candidate files of one folder in one call, safely (no symlink
  * follow, no FIFO block, regular files only, bounded). The native addon does it in one N-API call
  * (openat + fstat + read per file); the pure-JS twin below has the same signature and answers.
- * Selection follows CC_SESSIONS_BACKEND like the probe: `js`/`ps` force the twin, `native` demands the
- * addon, otherwise the addon serves when it loads.
+ * The backend facade (index.ts) picks one together with the probe, so both always agree.
  */
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadNativeAddon } from './load.js';
 import { READ_MISSING, READ_NOT_REGULAR, READ_OK, READ_SYMLINK, READ_TOO_LARGE, READ_UNREADABLE } from './types.js';
 
 /** Per-file values in `FileBatch.meta`, in this order. */
@@ -29,7 +27,7 @@ export interface FileBatch {
 
 export type ReadFiles = (dir: string, names: readonly string[], maxBytes: number) => FileBatch;
 
-interface NativeReader {
+export interface NativeReader {
   readFiles(dir: string, joinedNames: string, count: number, maxBytes: number, status: Uint8Array, meta: Float64Array): Buffer;
 }
 
@@ -104,7 +102,8 @@ export const jsReadFiles: ReadFiles = (dir, names, maxBytes) => {
   return { status, meta, bytes: out.subarray(0, used) };
 };
 
-function nativeReadFiles(addon: NativeReader): ReadFiles {
+/** The addon's batch read behind the ReadFiles signature. */
+export function nativeReadFiles(addon: NativeReader): ReadFiles {
   return (dir, names, maxBytes) => {
     const count = names.length;
     const status = new Uint8Array(count);
@@ -114,36 +113,4 @@ function nativeReadFiles(addon: NativeReader): ReadFiles {
     const bytes = addon.readFiles(dir, names.join('\0'), count, maxBytes, status, meta);
     return { status, meta, bytes };
   };
-}
-
-let selected: { key: string; name: 'native' | 'js'; read: ReadFiles } | undefined;
-
-function select(key: string): { key: string; name: 'native' | 'js'; read: ReadFiles } {
-  if (key === 'js' || key === 'ps') return { key, name: 'js', read: jsReadFiles };
-  const loaded = loadNativeAddon();
-  const reader = loaded.addon as Partial<NativeReader> | undefined;
-  if (reader && typeof reader.readFiles === 'function') {
-    return { key, name: 'native', read: nativeReadFiles(reader as NativeReader) };
-  }
-  if (key === 'native') {
-    throw new Error(`CC_SESSIONS_BACKEND=native, but the addon cannot read files: ${loaded.reason ?? 'no readFiles()'}`);
-  }
-  return { key, name: 'js', read: jsReadFiles };
-}
-
-function current(): { name: 'native' | 'js'; read: ReadFiles } {
-  // Keyed on the variable, so a test that switches CC_SESSIONS_BACKEND switches readers too.
-  const key = process.env.CC_SESSIONS_BACKEND?.trim() ?? '';
-  if (selected === undefined || selected.key !== key) selected = select(key);
-  return selected;
-}
-
-/** Which reader serves: the addon's batch read or the JS twin. */
-export function readBackendName(): 'native' | 'js' {
-  return current().name;
-}
-
-/** Reads `names` inside `dir` in one batch. Never throws for file content or file errors. */
-export function readFiles(dir: string, names: readonly string[], maxBytes: number): FileBatch {
-  return current().read(dir, names, maxBytes);
 }

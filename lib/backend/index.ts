@@ -3,6 +3,7 @@
  * the single-claim questions. The only importer of load.ts.
  */
 import { formatLstart } from '../proc/lstart.js';
+import { jsReadFiles, nativeReadFiles, type FileBatch, type ReadFiles } from './files.js';
 import { loadNativeAddon } from './load.js';
 import { nativeBackend } from './native.js';
 import { jsLinuxBackend } from './js-linux.js';
@@ -30,35 +31,46 @@ export interface ProbeResult {
   token: string | undefined;
 }
 
-let current: { probe: ProbeBackend; info: BackendInfo } | undefined;
-
-function fallback(reason: string): { probe: ProbeBackend; info: BackendInfo } {
-  if (process.platform === 'linux') return { probe: jsLinuxBackend, info: { name: 'js', reason } };
-  // macOS has no procfs: without the addon, one `ps` spawn per batch gives the start times.
-  if (process.platform === 'darwin') return { probe: psBackend, info: { name: 'ps', reason } };
-  return { probe: killOnlyBackend, info: { name: 'js', reason: `${reason}; no start tokens on ${process.platform}` } };
+interface Selection {
+  probe: ProbeBackend;
+  /** The batch file reader that goes with it: the addon's, or the JS twin. */
+  read: ReadFiles;
+  info: BackendInfo;
 }
 
-function select(): { probe: ProbeBackend; info: BackendInfo } {
+let current: Selection | undefined;
+
+function fallback(reason: string): Selection {
+  if (process.platform === 'linux') return { probe: jsLinuxBackend, read: jsReadFiles, info: { name: 'js', reason } };
+  // macOS has no procfs: without the addon, one `ps` spawn per batch gives the start times.
+  if (process.platform === 'darwin') return { probe: psBackend, read: jsReadFiles, info: { name: 'ps', reason } };
+  return {
+    probe: killOnlyBackend,
+    read: jsReadFiles,
+    info: { name: 'js', reason: `${reason}; no start tokens on ${process.platform}` },
+  };
+}
+
+function select(): Selection {
   const forced = process.env.CC_SESSIONS_BACKEND?.trim() ?? '';
   if (forced === 'js') {
     return process.platform === 'darwin'
-      ? { probe: psBackend, info: { name: 'ps', reason: 'CC_SESSIONS_BACKEND=js (macOS has no procfs: ps serves)' } }
+      ? fallback('CC_SESSIONS_BACKEND=js (macOS has no procfs: ps serves)')
       : fallback('CC_SESSIONS_BACKEND=js');
   }
-  if (forced === 'ps') return { probe: psBackend, info: { name: 'ps', reason: 'CC_SESSIONS_BACKEND=ps' } };
-  const loaded = loadNativeAddon();
-  if (forced === 'native') {
-    if (!loaded.addon) throw new Error(`CC_SESSIONS_BACKEND=native, but the addon cannot load: ${loaded.reason}`);
-    return { probe: nativeBackend(loaded.addon), info: { name: 'native' } };
-  }
-  if (forced !== '') {
+  if (forced === 'ps') return { probe: psBackend, read: jsReadFiles, info: { name: 'ps', reason: 'CC_SESSIONS_BACKEND=ps' } };
+  if (forced !== '' && forced !== 'native') {
     throw new Error(`CC_SESSIONS_BACKEND must be one of native, js, ps (got ${JSON.stringify(forced)})`);
   }
-  return loaded.addon ? { probe: nativeBackend(loaded.addon), info: { name: 'native' } } : fallback(loaded.reason);
+  const loaded = loadNativeAddon();
+  if (loaded.addon) {
+    return { probe: nativeBackend(loaded.addon), read: nativeReadFiles(loaded.addon), info: { name: 'native' } };
+  }
+  if (forced === 'native') throw new Error(`CC_SESSIONS_BACKEND=native, but the addon cannot load: ${loaded.reason}`);
+  return fallback(loaded.reason);
 }
 
-function selected(): { probe: ProbeBackend; info: BackendInfo } {
+function selected(): Selection {
   return (current ??= select());
 }
 
@@ -70,6 +82,16 @@ export function backend(): BackendInfo {
 /** The ProbeBackend in use (internal: the registry probes through it in one batch). */
 export function probeBackend(): ProbeBackend {
   return selected().probe;
+}
+
+/** Reads `names` inside `dir` in one batch with the selected backend's reader. Never throws for file errors. */
+export function readFiles(dir: string, names: readonly string[], maxBytes: number): FileBatch {
+  return selected().read(dir, names, maxBytes);
+}
+
+/** Which reader serves: the addon's batch read or the JS twin. */
+export function readBackendName(): 'native' | 'js' {
+  return selected().read === jsReadFiles ? 'js' : 'native';
 }
 
 /** Forgets the selected backend so the next call selects again (tests switch CC_SESSIONS_BACKEND). */

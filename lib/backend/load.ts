@@ -6,8 +6,9 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { NativeReader } from './files.js';
 
-export interface NativeAddon {
+export interface NativeAddon extends NativeReader {
   probe(pids: Int32Array, states: Uint8Array, tokens: Float64Array): void;
   readonly clockTicks: number;
 }
@@ -40,7 +41,11 @@ export function loadNativeAddon(): AddonLoad {
     const require = createRequire(join(root, 'package.json'));
     const nodeGypBuild = require('node-gyp-build') as (dir: string) => unknown;
     const addon = nodeGypBuild(root) as Partial<NativeAddon>;
-    if (typeof addon.probe !== 'function') return { reason: 'the addon does not export probe()' };
+    // An addon from an older build lacks part of the API: it is not used at all, so the probe and
+    // the reader always come from the same backend.
+    if (typeof addon.probe !== 'function' || typeof addon.readFiles !== 'function') {
+      return { reason: 'the addon is out of date (rebuild it: npm run build:native)' };
+    }
     return { addon: addon as NativeAddon };
   } catch (err) {
     const message = err instanceof Error ? err.message.split('\n')[0] : String(err);

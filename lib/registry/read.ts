@@ -6,7 +6,8 @@
 import { readdirSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { readFiles, META_INO, META_LENGTH, META_MTIME_MS, META_OFFSET, META_SIZE, META_STRIDE } from '../backend/files.js';
+import { readFiles } from '../backend/index.js';
+import { META_INO, META_LENGTH, META_MTIME_MS, META_OFFSET, META_SIZE, META_STRIDE } from '../backend/files.js';
 import { READ_MISSING, READ_NOT_REGULAR, READ_OK, READ_SYMLINK, READ_TOO_LARGE } from '../backend/types.js';
 import { isCandidateName } from './config.js';
 import type { SkipReason } from './types.js';

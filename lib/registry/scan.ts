@@ -4,7 +4,8 @@
  * a rename, so a reader can catch a file mid-write) → one batch probe for all claims.
  */
 import { sep } from 'node:path';
-import { readFiles, META_LENGTH, META_OFFSET, META_STRIDE } from '../backend/files.js';
+import { readFiles } from '../backend/index.js';
+import { META_LENGTH, META_OFFSET, META_STRIDE } from '../backend/files.js';
 import { READ_OK } from '../backend/types.js';
 import { pidFromName, resolveSessionsDirs } from './config.js';
 import { listCandidates, listCandidatesAsync, MAX_RECORD_BYTES, readFailure } from './read.js';

@@ -62,15 +62,19 @@ describe('native and JS backends agree', () => {
     const js = run(jsLinuxBackend, pids);
     const after = run(native, pids);
     const disagreements: string[] = [];
+    let changed = 0;
     for (let i = 0; i < pids.length; i++) {
-      const same = (a: { states: Uint8Array; tokens: Float64Array }) =>
-        a.states[i] === js.states[i] && Object.is(a.tokens[i], js.tokens[i]);
-      // A process of this busy machine may start or exit between the calls: the JS answer must
-      // equal the native one from just before or just after it.
-      if (!same(before) && !same(after)) {
+      // A process of this busy machine may start or exit while the three calls run (alive, then
+      // zombie, then gone): a PID whose native answers differ before and after is not judged.
+      if (before.states[i] !== after.states[i] || !Object.is(before.tokens[i], after.tokens[i])) {
+        changed++;
+        continue;
+      }
+      if (before.states[i] !== js.states[i] || !Object.is(before.tokens[i], js.tokens[i])) {
         disagreements.push(`pid ${pids[i]}: native ${before.states[i]}/${before.tokens[i]} js ${js.states[i]}/${js.tokens[i]}`);
       }
     }
+    expect(changed, 'PIDs that changed during the check').toBeLessThan(pids.length / 100);
     expect(disagreements, `seed ${seed}`).toEqual([]);
     // The mix really covered every state (invalid, gone, alive, zombie).
     expect(new Set(js.states)).toEqual(new Set([0, 1, 2, 4]));

@@ -5,7 +5,8 @@
 import fc from 'fast-check';
 import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { jsReadFiles, readFiles } from '../../lib/backend/files.js';
+import { jsReadFiles } from '../../lib/backend/files.js';
+import { readFiles } from '../../lib/backend/index.js';
 import { readRecords, scanRegistry } from '../../lib/index.js';
 import { LENIENT_FIELDS, lenientSchema, parseClaim, readLenientFields } from '../../lib/registry/schema.js';
 import { BACKENDS, useBackend } from '../helpers/backends.js';

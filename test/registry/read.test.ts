@@ -2,7 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readBackendName, readFiles } from '../../lib/backend/files.js';
+import { readBackendName, readFiles } from '../../lib/backend/index.js';
 import { READ_OK, READ_TOO_LARGE } from '../../lib/backend/types.js';
 import { readCandidateFile } from '../../lib/registry/read.js';
 import { hasLiveInteractive, readRecords, scanRegistry, scanRegistryAsync } from '../../lib/index.js';
