@@ -34,21 +34,40 @@ function packageRoot(): string | undefined {
   return undefined;
 }
 
+function checked(addon: Partial<NativeAddon>): AddonLoad {
+  // An addon from an older build lacks part of the API: it is not used at all, so the probe and
+  // the reader always come from the same backend.
+  if (typeof addon.probe !== 'function' || typeof addon.readFiles !== 'function') {
+    return { reason: 'the addon is out of date (rebuild it: npm run build:native)' };
+  }
+  return { addon: addon as NativeAddon };
+}
+
+function firstLine(err: unknown): string {
+  return err instanceof Error ? (err.message.split('\n')[0] ?? '') : String(err);
+}
+
 export function loadNativeAddon(): AddonLoad {
   const root = packageRoot();
   if (root === undefined) return { reason: 'package root (binding.gyp) not found' };
-  try {
-    const require = createRequire(join(root, 'package.json'));
-    const nodeGypBuild = require('node-gyp-build') as (dir: string) => unknown;
-    const addon = nodeGypBuild(root) as Partial<NativeAddon>;
-    // An addon from an older build lacks part of the API: it is not used at all, so the probe and
-    // the reader always come from the same backend.
-    if (typeof addon.probe !== 'function' || typeof addon.readFiles !== 'function') {
-      return { reason: 'the addon is out of date (rebuild it: npm run build:native)' };
+  const require = createRequire(join(root, 'package.json'));
+  // The two usual places first, by path: node-gyp-build's search costs ~5 ms of start-up, which a
+  // statusline pays per render. It still decides everything else (tags such as musl, Debug builds).
+  for (const file of [
+    join(root, 'build', 'Release', 'cc_sessions.node'),
+    join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'cc-sessions.node'),
+  ]) {
+    if (!existsSync(file)) continue;
+    try {
+      return checked(require(file) as Partial<NativeAddon>);
+    } catch {
+      // A file that does not load here (another libc, a broken build): node-gyp-build decides.
     }
-    return { addon: addon as NativeAddon };
+  }
+  try {
+    const nodeGypBuild = require('node-gyp-build') as (dir: string) => unknown;
+    return checked(nodeGypBuild(root) as Partial<NativeAddon>);
   } catch (err) {
-    const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
-    return { reason: `no native addon for ${process.platform}-${process.arch}: ${message}` };
+    return { reason: `no native addon for ${process.platform}-${process.arch}: ${firstLine(err)}` };
   }
 }

@@ -7,7 +7,6 @@
  *
  * Tokens are epoch seconds (tokenForm `lstart`): the facade formats them back with formatLstart.
  */
-import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { readPsRun, type PsAnswer } from '../proc/ps-output.js';
 import {
@@ -18,7 +17,10 @@ import {
   STATE_ZOMBIE,
   type ProbeBackend,
 } from './types.js';
+import { lazyBuiltin } from './builtin.js';
 import { checkProbeArrays, killZero } from './kill.js';
+
+const childProcess = lazyBuiltin<typeof import('node:child_process')>('node:child_process');
 
 export interface PsOptions {
   /** The ps executable. Default: /bin/ps or /usr/bin/ps, whichever exists (never a PATH lookup). */
@@ -64,7 +66,7 @@ const PS_ENV = { LC_ALL: 'C', TZ: 'UTC', PATH: '/usr/bin:/bin:/usr/sbin:/sbin' }
 
 /** One ps run for these PIDs (all in 1..pidMax), read as a PsAnswer. */
 export function runPs(pids: readonly number[], options: PsOptions): PsAnswer & { spawnFailed: boolean } {
-  const run = spawnSync(options.command, ['-o', 'pid=,stat=,lstart=', '-p', pids.join(',')], {
+  const run = childProcess().spawnSync(options.command, ['-o', 'pid=,stat=,lstart=', '-p', pids.join(',')], {
     env: PS_ENV,
     encoding: 'latin1',
     stdio: ['ignore', 'pipe', 'pipe'],
