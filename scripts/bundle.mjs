@@ -7,17 +7,24 @@ const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
-  // node-gyp-build is required at run time by path (the addon location), so it stays external.
-  external: ['node-gyp-build'],
+  // node-gyp-build is required at run time by path (the addon location), and the zod schema is a
+  // file of its own, required on first use (lib/registry/schema.ts): both stay outside.
+  external: ['node-gyp-build', './lenient-zod.cjs'],
   legalComments: 'none',
   logLevel: 'warning',
   // load.ts falls back to __filename where import.meta is empty (the CommonJS builds).
   logOverride: { 'empty-import-meta': 'silent' },
+  // Tells lib/registry/schema.ts to require dist/lenient-zod.cjs instead of importing zod eagerly.
+  define: { __CCS_BUNDLED__: 'true' },
 };
 
+// The library keeps its names (readable stack traces) but loses whitespace: less to parse at start-up.
+const library = { ...common, entryPoints: ['lib/index.ts'], minifyWhitespace: true, minifySyntax: true };
+
 await Promise.all([
-  build({ ...common, entryPoints: ['lib/index.ts'], format: 'esm', outfile: 'dist/index.js' }),
-  build({ ...common, entryPoints: ['lib/index.ts'], format: 'cjs', outfile: 'dist/index.cjs' }),
+  build({ ...library, format: 'esm', outfile: 'dist/index.js' }),
+  build({ ...library, format: 'cjs', outfile: 'dist/index.cjs' }),
+  build({ ...common, entryPoints: ['lib/registry/lenient-zod.ts'], format: 'cjs', minify: true, outfile: 'dist/lenient-zod.cjs' }),
   existsSync('lib/cli/main.ts') &&
     build({
       ...common,

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { hereFile } from '../runtime.js';
 import type { NativeReader } from './files.js';
 
 export interface NativeAddon extends NativeReader {
@@ -15,16 +15,9 @@ export interface NativeAddon extends NativeReader {
 
 export type AddonLoad = { addon: NativeAddon; reason?: undefined } | { addon?: undefined; reason: string };
 
-declare const __filename: string | undefined;
-
-// In the CommonJS bundle `import.meta` is empty and the module's own __filename serves. (A global
-// __filename, as in `node -e`, must not win over import.meta in ESM, so import.meta is asked first.)
-const metaUrl = (import.meta as { url?: string }).url;
-const here = metaUrl ? fileURLToPath(metaUrl) : (__filename as string);
-
 /** The package root: the nearest folder above this file that holds binding.gyp. */
 function packageRoot(): string | undefined {
-  let dir = dirname(here);
+  let dir = dirname(hereFile);
   for (let i = 0; i < 5; i++) {
     if (existsSync(join(dir, 'binding.gyp'))) return dir;
     const parent = dirname(dir);

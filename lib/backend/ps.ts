@@ -17,7 +17,7 @@ import {
   STATE_ZOMBIE,
   type ProbeBackend,
 } from './types.js';
-import { lazyBuiltin } from './builtin.js';
+import { lazyBuiltin } from '../runtime.js';
 import { checkProbeArrays, killZero } from './kill.js';
 
 const childProcess = lazyBuiltin<typeof import('node:child_process')>('node:child_process');

@@ -1,4 +1,5 @@
 import { writeSync } from 'node:fs';
+import { lazyBuiltin } from '../runtime.js';
 
 /**
  * Output for the CLI: colour only on a TTY and never with NO_COLOR, aligned tables, and writes that
@@ -23,9 +24,10 @@ export function colourWanted(isTTY: boolean, env: NodeJS.ProcessEnv): boolean {
 
 /** Whether fd 1 is a terminal. node:tty loads the net stack, so only commands that colour ask. */
 export async function stdoutIsTTY(): Promise<boolean> {
-  const { isatty } = await import('node:tty');
-  return isatty(1);
+  return tty().isatty(1);
 }
+
+const tty = lazyBuiltin<typeof import('node:tty')>('node:tty');
 
 function sgr(open: number, close: number, enabled: boolean): (s: string) => string {
   return enabled ? (s) => `\x1b[${open}m${s}\x1b[${close}m` : (s) => s;

@@ -11,10 +11,13 @@
  *   claimed with O_EXCL, holding the aside copy's name. A later prune of the same PID reads these few
  *   names and no others.
  */
-import { randomBytes } from 'node:crypto';
 import { linkSync, lstatSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { readCandidateFile } from './read.js';
+import { lazyBuiltin } from '../runtime.js';
+
+// Loaded on first use: node:crypto costs start-up time that readers of the registry never need.
+const crypto = lazyBuiltin<typeof import('node:crypto')>('node:crypto');
 
 /** Concurrent prunes of one PID (plus kept leftovers) beyond this skip the record for this call. */
 export const JOURNAL_SLOTS = 4;
@@ -52,7 +55,7 @@ export interface AsideTicket {
  * after the move leaves a journal that points at the copy. Undefined when every slot is taken.
  */
 export function claimTicket(dir: string, name: string, pid: number): AsideTicket | undefined {
-  const aside = `.${pid}.json.prune-${randomBytes(8).toString('hex')}`;
+  const aside = `.${pid}.json.prune-${crypto().randomBytes(8).toString('hex')}`;
   for (let slot = 0; slot < JOURNAL_SLOTS; slot++) {
     const journal = journalName(pid, slot);
     try {

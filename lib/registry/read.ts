@@ -4,13 +4,16 @@
  * lib/backend/files.ts (native batch read or its JS twin); this file turns their codes into reasons.
  */
 import { readdirSync } from 'node:fs';
-import { readdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { readFiles } from '../backend/index.js';
 import { META_INO, META_LENGTH, META_MTIME_MS, META_OFFSET, META_SIZE, META_STRIDE } from '../backend/files.js';
 import { READ_MISSING, READ_NOT_REGULAR, READ_OK, READ_SYMLINK, READ_TOO_LARGE } from '../backend/types.js';
 import { isCandidateName } from './config.js';
 import type { SkipReason } from './types.js';
+import { lazyBuiltin } from '../runtime.js';
+
+// Loaded on first use: node:fs/promises pulls in readline and streams, a start-up cost sync readers never need.
+const fsPromises = lazyBuiltin<typeof import('node:fs/promises')>('node:fs/promises');
 
 /** Claude Code's own reader caps a record at 262,144 bytes. */
 export const MAX_RECORD_BYTES = 256 * 1024;
@@ -67,7 +70,7 @@ export function listCandidates(dir: string): string[] {
 
 export async function listCandidatesAsync(dir: string): Promise<string[]> {
   try {
-    return (await readdir(dir)).filter(isCandidateName);
+    return (await fsPromises().readdir(dir)).filter(isCandidateName);
   } catch {
     return [];
   }

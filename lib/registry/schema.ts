@@ -3,43 +3,33 @@
  * (they are the identity); every other field is lenient: a wrong type reads as absent, never as an
  * error, because the writer is another program whose format drifts between versions.
  */
-import * as z from 'zod/mini';
+import { NUMBER_FIELDS, STRING_FIELDS, type LenientFields } from './fields.js';
+import * as lenientZodEager from './lenient-zod.js';
+import { requireBeside } from '../runtime.js';
 import { recordedToken } from '../proc/token.js';
 import { BACKGROUND_KINDS, type SessionRecord, type SkipReason } from './types.js';
 
 /** A record before its liveness is known. */
 export type Claim = Omit<SessionRecord, 'verdict' | 'live' | 'interactive'>;
 
-const STRING_FIELDS = [
-  'cwd', 'procStart', 'procStartFt', 'pidDomain', 'version', 'kind', 'entrypoint', 'name', 'status',
-  'waitingFor', 'messagingSocketPath', 'bridgeSessionId', 'tmux',
-] as const;
-const NUMBER_FIELDS = ['startedAt', 'updatedAt', 'statusUpdatedAt'] as const;
+export { LENIENT_FIELDS, type LenientFields } from './fields.js';
 
-/** The lenient fields, under their own names. Unknown fields are ignored here and kept in `raw`. */
-export const LENIENT_FIELDS: readonly string[] = [...STRING_FIELDS, ...NUMBER_FIELDS];
+// The bundles ship the zod schema as a file of its own (dist/lenient-zod.cjs), required on the first
+// mistyped record: zod costs about as much start-up as the rest of the library, paid by a statusline
+// on every render, and nearly every record takes the fast path below. The bundles define
+// __CCS_BUNDLED__; the TypeScript sources (tests) use the static import, which the bundles drop
+// ("sideEffects": false).
+declare const __CCS_BUNDLED__: boolean | undefined;
 
-export type LenientFields = { [K in (typeof STRING_FIELDS)[number]]?: string } & {
-  [K in (typeof NUMBER_FIELDS)[number]]?: number;
-};
+function lenientZod(): typeof lenientZodEager {
+  return typeof __CCS_BUNDLED__ !== 'undefined'
+    ? (requireBeside('./lenient-zod.cjs') as typeof lenientZodEager)
+    : lenientZodEager;
+}
 
-let schema: z.ZodMiniType<LenientFields> | undefined;
-
-/**
- * The zod/mini schema of the lenient fields: each is optional, and a wrong type reads as absent.
- * Built on first use: well-typed records (nearly all) never need it, and building it costs start-up
- * time in a statusline that starts a process per render.
- */
-export function lenientSchema(): z.ZodMiniType<LenientFields> {
-  if (schema === undefined) {
-    const optString = z.catch(z.optional(z.string()), undefined);
-    const optNumber = z.catch(z.optional(z.number()), undefined);
-    const shape: Record<string, typeof optString | typeof optNumber> = {};
-    for (const key of STRING_FIELDS) shape[key] = optString;
-    for (const key of NUMBER_FIELDS) shape[key] = optNumber;
-    schema = z.object(shape) as unknown as z.ZodMiniType<LenientFields>;
-  }
-  return schema;
+/** The zod/mini schema of the lenient fields (see lenient-zod.ts). */
+export function lenientSchema(): ReturnType<typeof lenientZodEager.lenientSchema> {
+  return lenientZod().lenientSchema();
 }
 
 /**

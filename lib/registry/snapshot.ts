@@ -4,11 +4,14 @@
  * Written atomically, so a reader never sees half a document.
  */
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { basename, dirname, join } from 'node:path';
 import { ourPidDomain } from './domain.js';
 import { readRecords } from './scan.js';
 import type { ConfigDirs, SessionRecord, Verdict } from './types.js';
+import { lazyBuiltin } from '../runtime.js';
+
+// Loaded on first use: node:crypto costs start-up time that readers of the registry never need.
+const crypto = lazyBuiltin<typeof import('node:crypto')>('node:crypto');
 
 /**
  * The longest string value (and session-id key) a snapshot holds, in UTF-16 code units. Longer values
@@ -112,7 +115,7 @@ export function writeSnapshot(path: string, data: Snapshot): void {
   if (data === null || typeof data !== 'object') throw new TypeError('writeSnapshot(path, data): data must be a snapshot object');
   const text = `${JSON.stringify(data)}\n`;
   // Same folder, so the rename stays on one filesystem (atomic); a dot name so globbing readers skip it.
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${crypto().randomBytes(6).toString('hex')}.tmp`);
   const fd = openSync(temp, 'wx', 0o600);
   let renamed = false;
   try {

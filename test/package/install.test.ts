@@ -60,6 +60,7 @@ describe('the packed package', () => {
       'package/dist/index.js',
       'package/dist/index.cjs',
       'package/dist/cli.cjs',
+      'package/dist/lenient-zod.cjs',
       'package/dist/types/index.d.ts',
       'package/binding.gyp',
       'package/native/addon.cc',

@@ -1,0 +1,34 @@
+/**
+ * What this module system offers at run time, whether the code runs as the ESM bundle, the CommonJS
+ * bundles or the TypeScript sources (tests): the file it runs from, a require() beside it, and Node
+ * built-ins loaded on first use instead of at start-up.
+ */
+import { createRequire } from 'node:module';
+import { fileURLToPath } from 'node:url';
+
+declare const __filename: string | undefined;
+
+// In the CommonJS bundles `import.meta` is empty and the module's own __filename serves. (A global
+// __filename, as in `node -e`, must not win over import.meta in ESM, so import.meta is asked first.)
+const metaUrl = (import.meta as { url?: string }).url;
+
+/** The file this code runs from: a bundle in dist/, or this source file. */
+export const hereFile: string = metaUrl ? fileURLToPath(metaUrl) : (__filename as string);
+
+/** require() relative to hereFile: for files shipped beside the bundle (the addon, lenient-zod.cjs). */
+export const requireBeside: NodeJS.Require = createRequire(hereFile);
+
+type GetBuiltin = (id: string) => unknown;
+
+const getBuiltin: GetBuiltin =
+  (process as { getBuiltinModule?: GetBuiltin }).getBuiltinModule?.bind(process) ?? requireBeside;
+
+/**
+ * A Node built-in, loaded on first call. `node:child_process` alone costs ~4 ms to load and
+ * `node:fs/promises` ~2.5 ms (it pulls in readline and streams): a statusline starts us on every
+ * render and needs neither.
+ */
+export function lazyBuiltin<T>(id: `node:${string}`): () => T {
+  let loaded: T | undefined;
+  return () => (loaded ??= getBuiltin(id) as T);
+}
