@@ -136,5 +136,3 @@ describe.skipIf(!hasGxx)('darwin probe decisions (darwin_state.h, injected answe
     expect(run([{ pid: 99999, kills: [0], queries: [{ start: 4294967296 }] }])[0]!.token).toBe('Sun Feb  7 06:28:16 2106');
   });
 });
-
-it.skipIf(hasGxx)('darwin probe decisions: skipped, g++ is not installed', () => {});
