@@ -1,7 +1,13 @@
 /** Runs a suite once per backend: sets CC_SESSIONS_BACKEND and makes the facades select again. */
 import { resetBackend } from '../../lib/backend/index.js';
 
-export const BACKENDS = ['js', 'native'] as const;
+/**
+ * js and native stand for Linux (records carry clock-tick tokens); ps stands for macOS without the addon
+ * (records carry `ps -o lstart=` text). Write fixtures with recordedTokenFor (tokens.ts) so that each
+ * backend sees the token form its platform's Claude Code records.
+ */
+export const BACKENDS = ['js', 'native', 'ps'] as const;
+export type BackendName = (typeof BACKENDS)[number];
 
 export function useBackend(name: string): () => void {
   const before = process.env.CC_SESSIONS_BACKEND;
