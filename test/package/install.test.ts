@@ -4,7 +4,7 @@
  * Needs `npm run build` first (npm test does it): the prebuild and dist/ are packed as they are.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -60,6 +60,7 @@ describe('the packed package', () => {
       'package/dist/index.js',
       'package/dist/index.cjs',
       'package/dist/cli.cjs',
+      'package/dist/cli-main.cjs',
       'package/dist/lenient-zod.cjs',
       'package/dist/types/index.d.ts',
       'package/binding.gyp',
@@ -77,6 +78,10 @@ describe('the packed package', () => {
     expect(existsSync(join(dir, 'node_modules/cc-sessions/build'))).toBe(false);
     expect(backendIn(dir, 'esm')).toEqual({ name: 'native' });
     expect(backendIn(dir, 'cjs')).toEqual({ name: 'native' });
+    // The executable npm linked runs, from a folder that is not the package's.
+    const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
+    const ran = spawnSync(join(dir, 'node_modules/.bin/cc-sessions'), ['--version'], { cwd: dir, encoding: 'utf8' });
+    expect(ran).toMatchObject({ status: 0, stdout: `${version}\n` });
   }, 120_000);
 
   it('installs without prebuild or compiler, and the JS backend serves and says why', () => {
