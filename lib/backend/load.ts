@@ -49,6 +49,8 @@ export function loadNativeAddon(): AddonLoad {
   for (const file of [
     join(root, 'build', 'Release', 'cc_sessions.node'),
     join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'cc-sessions.node'),
+    // macOS ships one universal binary (prebuildify --arch x64+arm64).
+    ...(process.platform === 'darwin' ? [join(root, 'prebuilds', 'darwin-x64+arm64', 'cc-sessions.node')] : []),
   ]) {
     if (!existsSync(file)) continue;
     try {
