@@ -94,7 +94,9 @@ describe.each(BACKENDS)('properties (%s backend)', (backendName) => {
         expect(r?.verdict).toBe('unverified');
         expect(r?.live).toBe(true);
       }),
-      { numRuns: 100 },
+      // Under ps every run spawns one `ps` (~40 ms here: 100 runs took 4.1 s); the verdict rule it
+      // exercises is the same for every backend, so fewer runs still cover the ps answer path.
+      { numRuns: backendName === 'ps' ? 25 : 100 },
     );
   });
 });

@@ -1,14 +1,16 @@
 /**
- * prune / pruneAsync against real processes and real files, once per backend: what is removed, what is
+ * prune / pruneAsync against real processes and real files, once per backend (records carry the
+ * token form of the backend's platform: ticks for js/native, lstart text for ps): what is removed, what is
  * never touched, identity at the moment of removal, dryRun, and leftovers of an interrupted prune.
  */
 import { existsSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { prune, pruneAsync, readRecords, processStartToken, type SessionRecord } from '../../lib/index.js';
+import { prune, pruneAsync, readRecords, type SessionRecord } from '../../lib/index.js';
 import { journalName } from '../../lib/registry/prune-aside.js';
 import { BACKENDS, useBackend } from '../helpers/backends.js';
 import { endAll, reapedPid, spawnSleep, spawnZombie, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
+import { anotherToken, tokenOf } from '../helpers/tokens.js';
 
 const FOREIGN_DOMAIN = 'linux:0123456789abcdef0123456789abcdef:pid:[4026531836]';
 
@@ -36,7 +38,7 @@ describe.each(BACKENDS)('prune (%s backend)', (backendName) => {
 
   /** A stale record of the live sleep's PID (another start token): recycled. */
   function recycled(): { path: string; record: SessionRecord } {
-    const token = String(Number(processStartToken(sleep.pid)) - 1);
+    const token = anotherToken(tokenOf(sleep.pid, backendName));
     const path = reg.write(sleep.pid, sessionRecord(sleep.pid, { procStart: token }));
     return { path, record: recordAt(reg, path) };
   }
@@ -50,12 +52,12 @@ describe.each(BACKENDS)('prune (%s backend)', (backendName) => {
       const gonePid = reapedPid();
       const dead = [
         reg.write(gonePid, sessionRecord(gonePid, { procStart: '4242' })),
-        reg.write(zombie.zombiePid, sessionRecord(zombie.zombiePid, { procStart: processStartToken(zombie.zombiePid) })),
-        reg.write(diesLater.pid, sessionRecord(diesLater.pid, { procStart: processStartToken(diesLater.pid) })),
-        reg.write(sleep.pid, sessionRecord(sleep.pid, { procStart: '1' })),
+        reg.write(zombie.zombiePid, sessionRecord(zombie.zombiePid, { procStart: tokenOf(zombie.zombiePid, backendName) })),
+        reg.write(diesLater.pid, sessionRecord(diesLater.pid, { procStart: tokenOf(diesLater.pid, backendName) })),
+        reg.write(sleep.pid, sessionRecord(sleep.pid, { procStart: anotherToken(tokenOf(sleep.pid, backendName)) })),
       ];
       const kept = [
-        reg.write(other.pid, sessionRecord(other.pid, { procStart: processStartToken(other.pid) })), // alive
+        reg.write(other.pid, sessionRecord(other.pid, { procStart: tokenOf(other.pid, backendName) })), // alive
         reg.write(process.pid, sessionRecord(process.pid)), // no token: unverified
         reg.write(zombie.pid, sessionRecord(zombie.pid, { procStart: '1', pidDomain: FOREIGN_DOMAIN })), // foreign
       ];
@@ -102,7 +104,7 @@ describe.each(BACKENDS)('prune (%s backend)', (backendName) => {
   it('leaves a file rewritten by a new session (same PID, its own token) and does not report it', () => {
     reg = makeRegistry();
     const { path, record } = recycled();
-    const live = JSON.stringify(sessionRecord(sleep.pid, { procStart: processStartToken(sleep.pid), sessionId: 'new' }));
+    const live = JSON.stringify(sessionRecord(sleep.pid, { procStart: tokenOf(sleep.pid, backendName), sessionId: 'new' }));
     writeFileSync(path, live);
     expect(prune([record])).toEqual([]);
     expect(readFileSync(path, 'utf8')).toBe(live);
@@ -186,7 +188,7 @@ describe.each(BACKENDS)('prune (%s backend)', (backendName) => {
     it('puts a live copy back, and keeps it aside when a newer file holds the name', () => {
       reg = makeRegistry();
       const { path, record } = recycled();
-      const live = JSON.stringify(sessionRecord(sleep.pid, { procStart: processStartToken(sleep.pid), sessionId: 'live' }));
+      const live = JSON.stringify(sessionRecord(sleep.pid, { procStart: tokenOf(sleep.pid, backendName), sessionId: 'live' }));
       writeFileSync(reg.path(aside(sleep.pid)), live);
       leaveJournal(sleep.pid, 0, 60_000);
       // The name holds the dead record: it is pruned; the live copy then goes back under the name.

@@ -6,8 +6,9 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { scanRegistryAsync } from '../../lib/index.js';
 import { BACKENDS, useBackend } from '../helpers/backends.js';
-import { endAll, procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
+import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
+import { tokenOf } from '../helpers/tokens.js';
 
 const realSetTimeout = globalThis.setTimeout;
 const realPause = (ms: number) => new Promise((resolve) => realSetTimeout(resolve, ms));
@@ -45,7 +46,7 @@ describe.each(BACKENDS)('one re-read after a pause (%s backend)', (backendName) 
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     const scan = scanRegistryAsync(reg.configDir, { retryDelayMs: 25 });
     await untilPaused();
-    reg.write(live.pid, sessionRecord(live.pid, { procStart: procStartTicks(live.pid) }));
+    reg.write(live.pid, sessionRecord(live.pid, { procStart: tokenOf(live.pid, backendName) }));
     vi.advanceTimersByTime(25);
     const { records, skipped } = await scan;
     expect(skipped).toEqual([]);

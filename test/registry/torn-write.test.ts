@@ -6,8 +6,9 @@ import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanRegistry } from '../../lib/index.js';
 import { BACKENDS, useBackend } from '../helpers/backends.js';
-import { endAll, procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
+import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
+import { tokenOf } from '../helpers/tokens.js';
 
 // Truncates and rewrites the file in two writes (a wider torn window than one), forever.
 const WRITER = `
@@ -40,7 +41,7 @@ describe.each(BACKENDS)('torn writes (%s backend)', (backendName) => {
   });
 
   it('returns the record or a reasoned skip while a writer truncates and rewrites it', async () => {
-    const token = procStartTicks(live.pid)!;
+    const token = tokenOf(live.pid, backendName);
     const a = JSON.stringify(sessionRecord(live.pid, { procStart: token, status: 'busy', name: 'a'.repeat(4000) }));
     const b = JSON.stringify(sessionRecord(live.pid, { procStart: token, status: 'idle', name: 'b'.repeat(6000) }));
     const path = reg.write(live.pid, a);

@@ -1,4 +1,7 @@
-/** Verdicts on real processes, through the whole read path, on both backends. */
+/**
+ * Verdicts on real processes, through the whole read path, on every backend. Records carry the token
+ * form the backend's platform records (ticks for js/native, lstart text for ps), so the verdicts match.
+ */
 import { mkdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -18,8 +21,9 @@ import {
 } from '../../lib/index.js';
 import { ourPidDomain } from '../../lib/registry/domain.js';
 import { BACKENDS, useBackend } from '../helpers/backends.js';
-import { endAll, procStartTicks, reapedPid, spawnSleep, spawnZombie, type Spawned } from '../helpers/processes.js';
+import { endAll, reapedPid, spawnSleep, spawnZombie, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
+import { anotherToken, foreignFormToken, tokenOf } from '../helpers/tokens.js';
 
 const FAST = { retryDelayMs: 1 };
 
@@ -37,7 +41,7 @@ describe.each(BACKENDS)('verdicts (%s backend)', (backendName) => {
     live = spawnSleep();
     other = spawnSleep();
     zombie = await spawnZombie();
-    token = procStartTicks(live.pid)!;
+    token = tokenOf(live.pid, backendName);
     dead = reapedPid();
   });
   afterAll(async () => {
@@ -54,9 +58,9 @@ describe.each(BACKENDS)('verdicts (%s backend)', (backendName) => {
 
   it('resolves every verdict of section 2 from one scan', () => {
     reg.write(live.pid, sessionRecord(live.pid, { procStart: token, pidDomain: ourPidDomain() }));
-    reg.write(dead, sessionRecord(dead, { procStart: '12345' }));
-    reg.write(other.pid, sessionRecord(other.pid, { procStart: String(Number(procStartTicks(other.pid)) + 1) }));
-    reg.write(zombie.zombiePid, sessionRecord(zombie.zombiePid, { procStart: procStartTicks(zombie.zombiePid) }));
+    reg.write(dead, sessionRecord(dead, { procStart: anotherToken(token) }));
+    reg.write(other.pid, sessionRecord(other.pid, { procStart: anotherToken(tokenOf(other.pid, backendName)) }));
+    reg.write(zombie.zombiePid, sessionRecord(zombie.zombiePid, { procStart: tokenOf(zombie.zombiePid, backendName) }));
     const records = readRecords(reg.configDir, FAST);
     expect(records.map((r) => r.pid)).toEqual([...records.map((r) => r.pid)].sort((a, b) => a - b));
     const m = byPid(records);
@@ -75,7 +79,7 @@ describe.each(BACKENDS)('verdicts (%s backend)', (backendName) => {
       { procStart: null, procStartFt: '  ' },
       { procStart: '133822222222222222' }, // Windows FILETIME
       { procStartFt: '638800000000000000' }, // .NET ticks
-      { procStart: 'Sat Sep  5 05:21:48 2026' }, // macOS lstart on Linux
+      { procStart: foreignFormToken(backendName) }, // lstart text on Linux, ticks on macOS
       { procStart: 'garbage' },
       { procStart: '0123' },
     ];
@@ -170,7 +174,7 @@ describe.each(BACKENDS)('verdicts (%s backend)', (backendName) => {
     expect(verdict(live.pid, token)).toBe('alive');
     expect(verdict(live.pid)).toBe('unverified');
     expect(verdict(live.pid, '  ')).toBe('unverified');
-    expect(verdict(live.pid, '1')).toBe('recycled');
+    expect(verdict(live.pid, anotherToken(token))).toBe('recycled');
     expect(verdict(dead, token)).toBe('gone');
     expect(verdict(zombie.zombiePid)).toBe('zombie');
     expect(verdict(dead, '1', 'another-domain')).toBe('foreign');
