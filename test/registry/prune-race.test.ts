@@ -1,16 +1,17 @@
 /**
  * Two pruners racing on the same records, in two processes: every dead file is removed once and
- * reported by exactly one of them; live files stay; nothing is left aside.
+ * reported by exactly one of them; live files stay; nothing is left aside. The pruners inherit
+ * CC_SESSIONS_BACKEND, so under ps each of them runs its own `ps` (two spawns per pruner per round).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { processStartToken } from '../../lib/index.js';
 import { BACKENDS, useBackend } from '../helpers/backends.js';
 import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord } from '../helpers/registry-fixture.js';
+import { anotherToken, tokenOf } from '../helpers/tokens.js';
 
 const DEAD_PER_ROUND = 100;
 const ROUNDS = 2;
@@ -100,10 +101,10 @@ describe.each(BACKENDS)('two pruners racing (%s backend)', (backendName) => {
       try {
         const dead = freePids(DEAD_PER_ROUND).map((pid) => reg.write(pid, sessionRecord(pid, { procStart: '12345' })));
         // A recycled PID (a live process with another start token) is dead too.
-        const token = processStartToken(reused.pid)!;
-        dead.push(reg.write(reused.pid, sessionRecord(reused.pid, { procStart: String(Number(token) + 1) })));
+        const token = tokenOf(reused.pid, backendName);
+        dead.push(reg.write(reused.pid, sessionRecord(reused.pid, { procStart: anotherToken(token) })));
         const live = [
-          reg.write(alive.pid, sessionRecord(alive.pid, { procStart: processStartToken(alive.pid) })),
+          reg.write(alive.pid, sessionRecord(alive.pid, { procStart: tokenOf(alive.pid, backendName) })),
           reg.write(process.pid, sessionRecord(process.pid)), // no token: unverified, never pruned
         ];
         const go = join(reg.configDir, 'go');
