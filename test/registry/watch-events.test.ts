@@ -1,8 +1,13 @@
-/** watch reports added / changed / died / removed for real claims of our own processes. */
+/**
+ * watch reports added / changed / died / removed for real claims of our own processes, under every
+ * backend (records carry the token form of the backend's platform).
+ */
 import { mkdirSync, rmSync, unlinkSync } from 'node:fs';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { watch, type Watcher } from '../../lib/registry/watch.js';
-import { endAll, procStartTicks, spawnSleep } from '../helpers/processes.js';
+import { BACKENDS, useBackend } from '../helpers/backends.js';
+import { endAll, spawnSleep } from '../helpers/processes.js';
+import { anotherToken, tokenOf } from '../helpers/tokens.js';
 import { collect, tempRegistry, type TempRegistry } from './watch-helpers.js';
 
 const INTERVAL = 200;
@@ -19,9 +24,15 @@ afterEach(() => {
 });
 afterAll(endAll);
 
-describe('watch', () => {
+describe.each(BACKENDS)('watch (%s backend)', (backendName) => {
+  let restore: () => void;
+  beforeAll(() => {
+    restore = useBackend(backendName);
+  });
+  afterAll(() => restore());
+
   it('reports a new claim as added, a status rewrite as changed with its fields, a delete as removed', async () => {
-    reg = tempRegistry();
+    reg = tempRegistry(true, backendName);
     const p = spawnSleep();
     w = watch(reg.configDir, { interval: INTERVAL });
     const c = collect(w);
@@ -43,7 +54,7 @@ describe('watch', () => {
   });
 
   it('reports died within one interval after the process is killed with SIGKILL', async () => {
-    reg = tempRegistry();
+    reg = tempRegistry(true, backendName);
     const p = spawnSleep();
     reg.write(p.pid);
     w = watch(reg.configDir, { interval: INTERVAL });
@@ -63,15 +74,15 @@ describe('watch', () => {
   });
 
   it('a rewrite with another start token (a recycled PID) is died; the right token again is changed', async () => {
-    reg = tempRegistry();
+    reg = tempRegistry(true, backendName);
     const p = spawnSleep();
-    const token = procStartTicks(p.pid)!;
+    const token = tokenOf(p.pid, backendName);
     reg.write(p.pid);
     w = watch(reg.configDir, { interval: INTERVAL });
     const c = collect(w);
     await c.next((e) => e.type === 'added', 'added');
 
-    reg.write(p.pid, { procStart: String(Number(token) + 1), sessionId: 'someone-else' });
+    reg.write(p.pid, { procStart: anotherToken(token), sessionId: 'someone-else' });
     const died = await c.next((e) => e.type === 'died', 'died');
     expect(died.record).toMatchObject({ verdict: 'recycled', live: false, sessionId: 'someone-else' });
     if (died.type === 'died') expect(died.fields).toEqual(['live', 'procStart', 'sessionId', 'token', 'verdict']);
@@ -83,7 +94,7 @@ describe('watch', () => {
   });
 
   it('picks up a sessions folder created after the watch started (config dir present, or not even that)', async () => {
-    reg = tempRegistry(false);
+    reg = tempRegistry(false, backendName);
     const p = spawnSleep();
     w = watch(reg.configDir, { interval: INTERVAL });
     const c = collect(w);
@@ -103,7 +114,7 @@ describe('watch', () => {
   });
 
   it('reports removed when the sessions folder is deleted, and added when it comes back', async () => {
-    reg = tempRegistry();
+    reg = tempRegistry(true, backendName);
     const p = spawnSleep();
     reg.write(p.pid);
     // No timer fires during this test: OS events alone must carry it.
@@ -121,7 +132,7 @@ describe('watch', () => {
   });
 
   it('reports the records present at the start as added, and dead ones with their verdict', async () => {
-    reg = tempRegistry();
+    reg = tempRegistry(true, backendName);
     const live = spawnSleep();
     const dead = spawnSleep();
     reg.write(live.pid);
@@ -140,7 +151,7 @@ describe('watch', () => {
   });
 
   it('does not report a half-written file as removed when the writer completes it', async () => {
-    reg = tempRegistry();
+    reg = tempRegistry(true, backendName);
     const p = spawnSleep();
     reg.write(p.pid, { status: 'idle' });
     w = watch(reg.configDir, { interval: INTERVAL });

@@ -5,18 +5,25 @@ import { join } from 'node:path';
 import { ourPidDomain } from '../../lib/registry/domain.js';
 import type { Watcher } from '../../lib/registry/watch.js';
 import type { WatchEvent } from '../../lib/registry/watch-diff.js';
-import { procStartTicks } from '../helpers/processes.js';
+import { recordedTokenFor } from '../helpers/tokens.js';
 
 export interface TempRegistry {
   configDir: string;
   sessions: string;
   path(pid: number): string;
-  /** Writes `<pid>.json` in place (as Claude Code does: not atomic), with our domain and the PID's real token. */
+  /**
+   * Writes `<pid>.json` in place (as Claude Code does: not atomic), with our domain and the PID's real
+   * token in the form the registry's backend stands for (see tempRegistry).
+   */
   write(pid: number, fields?: Record<string, unknown>): void;
   remove(): void;
 }
 
-export function tempRegistry(createSessions = true): TempRegistry {
+/**
+ * `backendName` picks the token form of the records: ticks for js/native (the default, what Linux's
+ * Claude Code writes), lstart text for ps (what macOS's writes).
+ */
+export function tempRegistry(createSessions = true, backendName = 'native'): TempRegistry {
   const configDir = mkdtempSync(join(tmpdir(), 'ccs-watch-'));
   const sessions = join(configDir, 'sessions');
   if (createSessions) mkdirSync(sessions, { mode: 0o700 });
@@ -29,7 +36,7 @@ export function tempRegistry(createSessions = true): TempRegistry {
       const doc = {
         pid,
         sessionId: `session-${pid}`,
-        procStart: procStartTicks(pid),
+        procStart: recordedTokenFor(pid, backendName),
         pidDomain: ourPidDomain(),
         cwd: '/tmp',
         kind: 'interactive',

@@ -3,9 +3,10 @@
  * reported; no two successive events for a path carry the same state; states are seen in write order
  * (never an older one after a newer one); a live file being rewritten is never reported removed.
  */
-import { afterAll, afterEach, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { watch, type Watcher } from '../../lib/registry/watch.js';
 import type { WatchEvent } from '../../lib/registry/watch-diff.js';
+import { BACKENDS, useBackend } from '../helpers/backends.js';
 import { endAll, spawnSleep } from '../helpers/processes.js';
 import { collect, tempRegistry, type TempRegistry } from './watch-helpers.js';
 
@@ -34,51 +35,67 @@ function checkStream(events: WatchEvent[], last: number): void {
   expect(seq(events.at(-1)!)).toBe(last);
 }
 
-it('a burst of synchronous rewrites ends with the final state, each state once, in order', async () => {
-  reg = tempRegistry();
-  const p = spawnSleep();
-  reg.write(p.pid, { name: 'n-0' });
-  w = watch(reg.configDir, { interval: 100 });
-  const c = collect(w);
-  await c.next((e) => e.type === 'added', 'added');
-  for (let i = 1; i <= 500; i++) reg.write(p.pid, { name: `n-${i}` });
-  await c.next((e) => seq(e) === 500, 'the final state');
-  await c.quiet(500);
-  checkStream(c.events, 500);
-  await p.end();
-});
+/**
+ * js and native only: these tests are about coalescing states, not about probing, and under ps every
+ * judgement of a rewritten file is one synchronous `ps` spawn, so the three tests took 58.5 s under ps
+ * (15.3 + 24.5 + 18.7 s, against ~2.5 s per backend for js and native). watch-events and
+ * watch-lifecycle run the watcher under ps.
+ */
+const REWRITE_BACKENDS = BACKENDS.filter((name) => name !== 'ps');
 
-it('rewrites interleaved with the watcher reading (yielding between writes) are never doubled or lost', async () => {
-  reg = tempRegistry();
-  const p = spawnSleep();
-  reg.write(p.pid, { name: 'n-0' });
-  w = watch(reg.configDir, { interval: 50 });
-  const c = collect(w);
-  await c.next((e) => e.type === 'added', 'added');
-  for (let i = 1; i <= 300; i++) {
-    reg.write(p.pid, { name: `n-${i}` });
-    // Vary the gap so reads land before, between and after writes.
-    await new Promise((r) => (i % 3 === 0 ? setTimeout(r, i % 7) : setImmediate(r)));
-  }
-  await c.next((e) => seq(e) === 300, 'the final state');
-  await c.quiet(400);
-  checkStream(c.events, 300);
-  expect(c.events.length).toBeGreaterThan(2); // the reads did interleave
-  await p.end();
-});
+describe.each(REWRITE_BACKENDS)('rewrites (%s backend)', (backendName) => {
+  let restore: () => void;
+  beforeAll(() => {
+    restore = useBackend(backendName);
+  });
+  afterAll(() => restore());
 
-it('many files rewritten together: every file ends in its final state, with one added each', async () => {
-  reg = tempRegistry();
-  const procs = Array.from({ length: 20 }, () => spawnSleep());
-  w = watch(reg.configDir, { interval: 100 });
-  const c = collect(w);
-  for (let round = 0; round <= 30; round++) for (const p of procs) reg.write(p.pid, { name: `n-${round}` });
-  for (const p of procs) await c.next((e) => e.record.pid === p.pid && seq(e) === 30, `final state of ${p.pid}`);
-  await c.quiet(400);
-  for (const p of procs) {
-    const mine = c.events.filter((e) => e.record.pid === p.pid);
-    checkStream(mine, 30);
-  }
-  expect(w.records().every((r) => r.name === 'n-30' && r.live)).toBe(true);
-  for (const p of procs) await p.end();
+  it('a burst of synchronous rewrites ends with the final state, each state once, in order', async () => {
+    reg = tempRegistry(true, backendName);
+    const p = spawnSleep();
+    reg.write(p.pid, { name: 'n-0' });
+    w = watch(reg.configDir, { interval: 100 });
+    const c = collect(w);
+    await c.next((e) => e.type === 'added', 'added');
+    for (let i = 1; i <= 500; i++) reg.write(p.pid, { name: `n-${i}` });
+    await c.next((e) => seq(e) === 500, 'the final state');
+    await c.quiet(500);
+    checkStream(c.events, 500);
+    await p.end();
+  });
+
+  it('rewrites interleaved with the watcher reading (yielding between writes) are never doubled or lost', async () => {
+    reg = tempRegistry(true, backendName);
+    const p = spawnSleep();
+    reg.write(p.pid, { name: 'n-0' });
+    w = watch(reg.configDir, { interval: 50 });
+    const c = collect(w);
+    await c.next((e) => e.type === 'added', 'added');
+    for (let i = 1; i <= 300; i++) {
+      reg.write(p.pid, { name: `n-${i}` });
+      // Vary the gap so reads land before, between and after writes.
+      await new Promise((r) => (i % 3 === 0 ? setTimeout(r, i % 7) : setImmediate(r)));
+    }
+    await c.next((e) => seq(e) === 300, 'the final state');
+    await c.quiet(400);
+    checkStream(c.events, 300);
+    expect(c.events.length).toBeGreaterThan(2); // the reads did interleave
+    await p.end();
+  });
+
+  it('many files rewritten together: every file ends in its final state, with one added each', async () => {
+    reg = tempRegistry(true, backendName);
+    const procs = Array.from({ length: 20 }, () => spawnSleep());
+    w = watch(reg.configDir, { interval: 100 });
+    const c = collect(w);
+    for (let round = 0; round <= 30; round++) for (const p of procs) reg.write(p.pid, { name: `n-${round}` });
+    for (const p of procs) await c.next((e) => e.record.pid === p.pid && seq(e) === 30, `final state of ${p.pid}`);
+    await c.quiet(400);
+    for (const p of procs) {
+      const mine = c.events.filter((e) => e.record.pid === p.pid);
+      checkStream(mine, 30);
+    }
+    expect(w.records().every((r) => r.name === 'n-30' && r.live)).toBe(true);
+    for (const p of procs) await p.end();
+  });
 });
