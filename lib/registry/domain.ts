@@ -73,3 +73,20 @@ export function isLocalClaim(pidDomain: string | undefined, cwd: string | undefi
   if (facts.wsl) return false;
   return !(cwd !== undefined && WINDOWS_PATH.test(cwd));
 }
+
+/**
+ * True when a document's text proves, without parsing it, that the claim is local: every way it could
+ * be foreign (isLocalClaim) is ruled out on the raw bytes. With no backslash there are no escapes, so
+ * every key is spelled literally; then the top-level `pidDomain` is either absent or the single
+ * literal `"pidDomain":"<ours>"`, and no cwd can be a Windows path (those need `\` or `X:/`).
+ * Anything less certain answers false, and the caller parses the document.
+ */
+export function isProvablyLocalText(text: string, facts: DomainFacts): boolean {
+  if (facts.platform === 'win32' || facts.wsl) return false;
+  if (text.includes('\\') || text.includes(':/')) return false;
+  const key = '"pidDomain"';
+  const at = text.indexOf(key);
+  if (at < 0) return true;
+  if (text.indexOf(key, at + 1) >= 0 || facts.ours.includes('"')) return false;
+  return text.startsWith(`:"${facts.ours}"`, at + key.length);
+}

@@ -3,27 +3,28 @@
  * for deleting or renaming a profile, which errs towards "someone may be here".
  */
 import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkipReason } from './types.js';
-import { scanRegistry, scanRegistryAsync } from './scan.js';
+// The live-only scan skips parsing provably dead local claims: these questions never need them.
+import { scanLive, scanLiveAsync } from './scan.js';
 import { judgeVerdicts } from './verdict.js';
 import { DEAD_VERDICTS } from './types.js';
 
 export function liveRecords(configDirs?: ConfigDirs, options?: ReadOptions): SessionRecord[] {
-  return scanRegistry(configDirs, options).records.filter((r) => r.live);
+  return scanLive(configDirs, options).records.filter((r) => r.live);
 }
 
 export async function liveRecordsAsync(configDirs?: ConfigDirs, options?: ReadOptions): Promise<SessionRecord[]> {
-  return (await scanRegistryAsync(configDirs, options)).records.filter((r) => r.live);
+  return (await scanLiveAsync(configDirs, options)).records.filter((r) => r.live);
 }
 
 export function liveInteractiveRecords(configDirs?: ConfigDirs, options?: ReadOptions): SessionRecord[] {
-  return scanRegistry(configDirs, options).records.filter((r) => r.live && r.interactive);
+  return scanLive(configDirs, options).records.filter((r) => r.live && r.interactive);
 }
 
 export async function liveInteractiveRecordsAsync(
   configDirs?: ConfigDirs,
   options?: ReadOptions,
 ): Promise<SessionRecord[]> {
-  return (await scanRegistryAsync(configDirs, options)).records.filter((r) => r.live && r.interactive);
+  return (await scanLiveAsync(configDirs, options)).records.filter((r) => r.live && r.interactive);
 }
 
 /**
@@ -49,9 +50,9 @@ export function hasLiveInteractiveIn(scan: ScanResult): boolean {
 }
 
 export function hasLiveInteractive(configDirs?: ConfigDirs, options?: ReadOptions): boolean {
-  return hasLiveInteractiveIn(scanRegistry(configDirs, options));
+  return hasLiveInteractiveIn(scanLive(configDirs, options));
 }
 
 export async function hasLiveInteractiveAsync(configDirs?: ConfigDirs, options?: ReadOptions): Promise<boolean> {
-  return hasLiveInteractiveIn(await scanRegistryAsync(configDirs, options));
+  return hasLiveInteractiveIn(await scanLiveAsync(configDirs, options));
 }

@@ -11,17 +11,21 @@ import { pidFromName, resolveSessionsDirs } from './config.js';
 import { listCandidates, listCandidatesAsync, MAX_RECORD_BYTES, readFailure } from './read.js';
 import { parseClaimText, type Claim } from './schema.js';
 import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkippedCandidate, SkipReason } from './types.js';
-import { judgeClaims } from './verdict.js';
+import { domainFacts, isProvablyLocalText, type DomainFacts } from './domain.js';
+import { judgeClaims, measurePids, PID_MAX, type Measurement } from './verdict.js';
 
 /** Claude Code's own reader pauses 25 ms before its one re-read. */
 export const DEFAULT_RETRY_DELAY_MS = 25;
 
-type Outcome = Claim | SkipReason | 'missing';
+/** 'dead': a live-only scan found the PID gone or a zombie and the text provably local, and skipped parsing it. */
+type Outcome = Claim | SkipReason | 'missing' | 'dead';
 
 interface Folder {
   dir: string;
   names: string[];
   outcomes: Outcome[];
+  /** Live-only scans: what the probe said of each file-name PID, right after the read. */
+  measured?: Map<number, Measurement>;
 }
 
 function namePid(name: string): number {
@@ -35,22 +39,54 @@ function childPath(dir: string, name: string): string {
   return dir.endsWith(sep) ? dir + name : dir + sep + name;
 }
 
-/** One batch read of a folder's candidates, each parsed straight from the shared buffer (no copies). */
-function readOutcomes(dir: string, names: readonly string[]): Outcome[] {
-  if (names.length === 0) return [];
+/** A candidate whose PID may be probed: a safe integer (name PIDs always are ≥ 1) up to PID_MAX. */
+function probeable(pid: number): boolean {
+  return Number.isSafeInteger(pid) && pid <= PID_MAX;
+}
+
+/**
+ * One batch read of a folder's candidates, each parsed straight from the shared buffer (no copies).
+ *
+ * `liveOnly` (liveRecords and friends): right after the read, ONE probe of every file-name PID; a file
+ * whose PID is gone or a zombie, and whose text proves the claim local (so it cannot be `foreign`),
+ * can only be a dead record: it is not parsed at all. Folders full of phantoms (132 of 138 records
+ * dead, reported where Claude Code does not sweep) then cost little more than their reads. The probe
+ * comes after the read, as in a full scan, so a session that wrote its file before the read is seen.
+ */
+function readOutcomes(dir: string, names: readonly string[], liveOnly = false): { outcomes: Outcome[]; measured?: Map<number, Measurement> } {
+  if (names.length === 0) return { outcomes: [] };
   const { status, meta, bytes } = readFiles(dir, names, MAX_RECORD_BYTES);
-  const out: Outcome[] = new Array(names.length);
+  let measured: Map<number, Measurement> | undefined;
+  let facts: DomainFacts | undefined;
+  if (liveOnly) {
+    const pids: number[] = [];
+    for (let i = 0; i < names.length; i++) {
+      const pid = namePid(names[i]!);
+      if (status[i] === READ_OK && probeable(pid)) pids.push(pid);
+    }
+    const { states, tokens } = measurePids(pids);
+    measured = new Map();
+    for (let k = 0; k < pids.length; k++) measured.set(pids[k]!, { state: states[k]!, token: tokens[k] });
+    facts = domainFacts();
+  }
+  const outcomes: Outcome[] = new Array(names.length);
   for (let i = 0; i < names.length; i++) {
     const name = names[i]!;
     if (status[i] !== READ_OK) {
-      out[i] = readFailure(status[i]!);
+      outcomes[i] = readFailure(status[i]!);
       continue;
     }
     const start = meta[i * META_STRIDE + META_OFFSET]!;
     const text = bytes.toString('utf8', start, start + meta[i * META_STRIDE + META_LENGTH]!);
-    out[i] = parseClaimText(text, childPath(dir, name), namePid(name));
+    const pid = namePid(name);
+    const state = measured?.get(pid)?.state;
+    if ((state === 'gone' || state === 'zombie') && isProvablyLocalText(text, facts!)) {
+      outcomes[i] = 'dead';
+      continue;
+    }
+    outcomes[i] = parseClaimText(text, childPath(dir, name), pid);
   }
-  return out;
+  return { outcomes, measured };
 }
 
 function retryDelay(options: ReadOptions | undefined): number {
@@ -81,8 +117,12 @@ function reread(folders: readonly Folder[]): void {
     const again = readOutcomes(
       f.dir,
       idx.map((i) => f.names[i]!),
-    );
-    idx.forEach((i, k) => (f.outcomes[i] = again[k]!));
+    ).outcomes;
+    idx.forEach((i, k) => {
+      f.outcomes[i] = again[k]!;
+      // Probed before the pause: the verdict of a re-read file gets a fresh probe.
+      f.measured?.delete(namePid(f.names[i]!));
+    });
   }
 }
 
@@ -99,25 +139,28 @@ function byPidThenPath(a: { pid: number; path: string }, b: { pid: number; path:
 function finish(folders: readonly Folder[]): ScanResult {
   const claims: Claim[] = [];
   const skipped: SkippedCandidate[] = [];
+  let measured: Map<number, Measurement> | undefined;
   for (const f of folders) {
+    if (f.measured) measured = measured ? new Map([...measured, ...f.measured]) : f.measured;
     for (let i = 0; i < f.names.length; i++) {
       const o = f.outcomes[i]!;
       if (typeof o === 'object') claims.push(o);
       // A file that vanished between listing and reading is simply no longer a candidate.
-      else if (o !== 'missing') skipped.push({ path: childPath(f.dir, f.names[i]!), pid: namePid(f.names[i]!), reason: o });
+      else if (o !== 'missing' && o !== 'dead') {
+        skipped.push({ path: childPath(f.dir, f.names[i]!), pid: namePid(f.names[i]!), reason: o });
+      }
     }
   }
-  const records: SessionRecord[] = judgeClaims(claims).sort(byPidThenPath);
+  const records: SessionRecord[] = judgeClaims(claims, domainFacts(), measured).sort(byPidThenPath);
   return { records, skipped: skipped.sort(byPidThenPath) };
 }
 
-/** Every record (with its verdict) and every skipped candidate with its reason. Never throws for content. */
-export function scanRegistry(configDirs?: ConfigDirs, options?: ReadOptions): ScanResult {
+function scan(configDirs: ConfigDirs, options: ReadOptions | undefined, liveOnly: boolean): ScanResult {
   const opts = checkOptions(options);
   const delay = retryDelay(opts);
   const folders: Folder[] = resolveSessionsDirs(configDirs, opts?.env).map((dir) => {
     const names = listCandidates(dir);
-    return { dir, names, outcomes: readOutcomes(dir, names) };
+    return { dir, names, ...readOutcomes(dir, names, liveOnly) };
   });
   if (needsRetry(folders)) {
     sleepSync(delay);
@@ -126,18 +169,38 @@ export function scanRegistry(configDirs?: ConfigDirs, options?: ReadOptions): Sc
   return finish(folders);
 }
 
+/** Every record (with its verdict) and every skipped candidate with its reason. Never throws for content. */
+export function scanRegistry(configDirs?: ConfigDirs, options?: ReadOptions): ScanResult {
+  return scan(configDirs, options, false);
+}
+
+/**
+ * For the live-only questions (liveRecords, the guards): every live record and every skip of a PID
+ * that exists, but provably dead local claims may be missing from both (see readOutcomes).
+ */
+export function scanLive(configDirs?: ConfigDirs, options?: ReadOptions): ScanResult {
+  return scan(configDirs, options, true);
+}
+
 /** Files per synchronous batch read in the async twin: ~2 ms of work between event-loop turns. */
 const ASYNC_SLICE = 256;
 
 /** readOutcomes in slices, yielding to the event loop between them, so a huge folder never blocks it long. */
-async function readOutcomesInSlices(dir: string, names: readonly string[]): Promise<Outcome[]> {
-  if (names.length <= ASYNC_SLICE) return readOutcomes(dir, names);
-  const out: Outcome[] = [];
+async function readOutcomesInSlices(
+  dir: string,
+  names: readonly string[],
+  liveOnly: boolean,
+): Promise<{ outcomes: Outcome[]; measured?: Map<number, Measurement> }> {
+  if (names.length <= ASYNC_SLICE) return readOutcomes(dir, names, liveOnly);
+  const outcomes: Outcome[] = [];
+  const measured = liveOnly ? new Map<number, Measurement>() : undefined;
   for (let start = 0; start < names.length; start += ASYNC_SLICE) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-    out.push(...readOutcomes(dir, names.slice(start, start + ASYNC_SLICE)));
+    const slice = readOutcomes(dir, names.slice(start, start + ASYNC_SLICE), liveOnly);
+    outcomes.push(...slice.outcomes);
+    slice.measured?.forEach((m, pid) => measured!.set(pid, m));
   }
-  return out;
+  return { outcomes, measured };
 }
 
 /**
@@ -145,13 +208,22 @@ async function readOutcomesInSlices(dir: string, names: readonly string[]): Prom
  * the pause before a re-read leave the event loop free in between. The probe is one batch call.
  */
 export async function scanRegistryAsync(configDirs?: ConfigDirs, options?: ReadOptions): Promise<ScanResult> {
+  return scanAsync(configDirs, options, false);
+}
+
+/** The async twin of scanLive. */
+export async function scanLiveAsync(configDirs?: ConfigDirs, options?: ReadOptions): Promise<ScanResult> {
+  return scanAsync(configDirs, options, true);
+}
+
+async function scanAsync(configDirs: ConfigDirs, options: ReadOptions | undefined, liveOnly: boolean): Promise<ScanResult> {
   const opts = checkOptions(options);
   const delay = retryDelay(opts);
   const dirs = resolveSessionsDirs(configDirs, opts?.env);
   const lists = await Promise.all(dirs.map(listCandidatesAsync));
   const folders: Folder[] = [];
   for (let i = 0; i < dirs.length; i++) {
-    folders.push({ dir: dirs[i]!, names: lists[i]!, outcomes: await readOutcomesInSlices(dirs[i]!, lists[i]!) });
+    folders.push({ dir: dirs[i]!, names: lists[i]!, ...(await readOutcomesInSlices(dirs[i]!, lists[i]!, liveOnly)) });
   }
   if (needsRetry(folders)) {
     await new Promise((resolve) => setTimeout(resolve, delay));

@@ -63,40 +63,66 @@ function toRecord(c: Claim, v: Verdict): SessionRecord {
 /** What liveness depends on: the identity claim and where it was written. */
 export type LivenessKey = Pick<Claim, 'pid' | 'token' | 'pidDomain' | 'cwd'>;
 
+/** What the probe measured for one PID, its token already in the recorded form. */
+export interface Measurement {
+  state: ProbeState;
+  token: string | undefined;
+}
+
+/** ONE backend probe for many PIDs (each 1..PID_MAX): states by name, tokens in the recorded form. */
+export function measurePids(pids: readonly number[]): { states: ProbeState[]; tokens: (string | undefined)[] } {
+  const count = pids.length;
+  const states: ProbeState[] = new Array(count);
+  const tokens: (string | undefined)[] = new Array(count);
+  if (count === 0) return { states, tokens };
+  const rawStates = new Uint8Array(count);
+  const rawTokens = new Float64Array(count);
+  const backendImpl = probeBackend();
+  backendImpl.probeInto(Int32Array.from(pids), rawStates, rawTokens);
+  for (let k = 0; k < count; k++) {
+    states[k] = STATE_NAMES[rawStates[k]!] ?? 'unverified';
+    tokens[k] = tokenString(backendImpl.tokenForm, rawTokens[k]!);
+  }
+  return { states, tokens };
+}
+
 /**
  * The verdicts of many claims from ONE backend probe. Foreign claims are never probed; a PID above
- * PID_MAX is `gone` without a system call.
+ * PID_MAX is `gone` without a system call. `measured` holds answers a caller already probed for, after
+ * reading the claims (a live-only scan does): those PIDs are not probed again.
  */
-export function judgeVerdicts(claims: readonly LivenessKey[], facts: DomainFacts = domainFacts()): Verdict[] {
+export function judgeVerdicts(
+  claims: readonly LivenessKey[],
+  facts: DomainFacts = domainFacts(),
+  measured?: ReadonlyMap<number, Measurement>,
+): Verdict[] {
   const count = claims.length;
   const verdicts: Verdict[] = new Array(count);
-  const slot = new Int32Array(count).fill(-1); // index into the probe arrays, or -1
-  let probed = 0;
+  const slot = new Int32Array(count).fill(-1); // index into the probe batch, or -1
+  const pids: number[] = [];
   for (let i = 0; i < count; i++) {
     const c = claims[i]!;
+    const known = measured?.get(c.pid);
     if (!isLocalClaim(c.pidDomain, c.cwd, facts)) verdicts[i] = 'foreign';
     else if (c.pid > PID_MAX) verdicts[i] = 'gone';
-    else slot[i] = probed++;
+    else if (known !== undefined) verdicts[i] = decideVerdict(c.token, known.state, known.token);
+    else slot[i] = pids.push(c.pid) - 1;
   }
-  if (probed === 0) return verdicts;
-  const pids = new Int32Array(probed);
-  for (let i = 0; i < count; i++) if (slot[i]! >= 0) pids[slot[i]!] = claims[i]!.pid;
-  const states = new Uint8Array(probed);
-  const tokens = new Float64Array(probed);
-  const backendImpl = probeBackend();
-  backendImpl.probeInto(pids, states, tokens);
+  const { states, tokens } = measurePids(pids);
   for (let i = 0; i < count; i++) {
     const k = slot[i]!;
-    if (k < 0) continue;
-    const current = tokenString(backendImpl.tokenForm, tokens[k]!);
-    verdicts[i] = decideVerdict(claims[i]!.token, STATE_NAMES[states[k]!] ?? 'unverified', current);
+    if (k >= 0) verdicts[i] = decideVerdict(claims[i]!.token, states[k]!, tokens[k]);
   }
   return verdicts;
 }
 
 /** Claims → frozen records, liveness resolved in one batch probe, in the claims' order. */
-export function judgeClaims(claims: readonly Claim[], facts: DomainFacts = domainFacts()): SessionRecord[] {
-  const verdicts = judgeVerdicts(claims, facts);
+export function judgeClaims(
+  claims: readonly Claim[],
+  facts: DomainFacts = domainFacts(),
+  measured?: ReadonlyMap<number, Measurement>,
+): SessionRecord[] {
+  const verdicts = judgeVerdicts(claims, facts, measured);
   return claims.map((claim, i) => toRecord(claim, verdicts[i]!));
 }
 
