@@ -3,9 +3,9 @@
  * series: [{ name, points: [[n, ns], ...] }].
  */
 const COLORS = ['#1b7f3b', '#2456a6', '#c2410c', '#7c3aed', '#6b7280', '#be123c'];
-const W = 720;
+const W = 800;
 const H = 440;
-const PAD = { left: 78, right: 190, top: 40, bottom: 56 };
+const PAD = { left: 78, right: 270, top: 40, bottom: 56 };
 
 function decadeRange(values) {
   return [Math.floor(Math.log10(Math.min(...values))), Math.ceil(Math.log10(Math.max(...values)))];
