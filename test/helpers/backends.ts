@@ -1,4 +1,5 @@
 /** Runs a suite once per backend: sets CC_SESSIONS_BACKEND and makes the facades select again. */
+import { afterAll, beforeAll } from 'vitest';
 import { resetBackend } from '../../lib/backend/index.js';
 
 /**
@@ -18,4 +19,16 @@ export function useBackend(name: string): () => void {
     else process.env.CC_SESSIONS_BACKEND = before;
     resetBackend();
   };
+}
+
+/**
+ * Inside a describe: the suite runs with backend `name` (selected before its other beforeAll hooks,
+ * restored after its other afterAll hooks, as vitest runs after-hooks in reverse order).
+ */
+export function selectBackendForSuite(name: string): void {
+  let restore: (() => void) | undefined;
+  beforeAll(() => {
+    restore = useBackend(name);
+  });
+  afterAll(() => restore?.());
 }

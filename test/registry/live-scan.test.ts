@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasLiveInteractive, liveInteractiveRecords, liveRecords, scanRegistry } from '../../lib/index.js';
 import { domainFacts, isLocalClaim, isProvablyLocalText, ourPidDomain, type DomainFacts } from '../../lib/registry/domain.js';
 import { parseClaim } from '../../lib/registry/schema.js';
-import { BACKENDS, useBackend } from '../helpers/backends.js';
+import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
 import { endAll, reapedPid, spawnSleep, spawnZombie, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
 import { recordedTokenFor } from '../helpers/tokens.js';
@@ -63,14 +63,13 @@ describe('isProvablyLocalText', () => {
 });
 
 describe.each(BACKENDS)('live-only scans agree with the full scan (%s backend)', (backendName) => {
-  let restore: () => void;
+  selectBackendForSuite(backendName);
   let reg: RegistryFixture;
   let live: Spawned;
   let bgLive: Spawned;
   let zombie: Spawned & { zombiePid: number };
 
   beforeAll(async () => {
-    restore = useBackend(backendName);
     reg = makeRegistry();
     live = spawnSleep();
     bgLive = spawnSleep();
@@ -79,7 +78,6 @@ describe.each(BACKENDS)('live-only scans agree with the full scan (%s backend)',
   afterAll(async () => {
     await endAll();
     reg.remove();
-    restore();
   });
 
   it('on dead, zombie, foreign, recycled and live claims, written with and without pidDomain', () => {

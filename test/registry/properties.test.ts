@@ -9,7 +9,7 @@ import { jsReadFiles } from '../../lib/backend/files.js';
 import { readFiles } from '../../lib/backend/index.js';
 import { readRecords, scanRegistry } from '../../lib/index.js';
 import { LENIENT_FIELDS, lenientSchema, parseClaim, readLenientFields } from '../../lib/registry/schema.js';
-import { BACKENDS, useBackend } from '../helpers/backends.js';
+import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
 import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, type RegistryFixture } from '../helpers/registry-fixture.js';
 
@@ -34,12 +34,11 @@ const recordish = (pid: number) =>
   );
 
 describe.each(BACKENDS)('properties (%s backend)', (backendName) => {
-  let restore: () => void;
+  selectBackendForSuite(backendName);
   let reg: RegistryFixture;
   let live: Spawned;
 
   beforeAll(() => {
-    restore = useBackend(backendName);
     reg = makeRegistry();
     live = spawnSleep();
   });
@@ -47,7 +46,6 @@ describe.each(BACKENDS)('properties (%s backend)', (backendName) => {
     await live.end();
     await endAll();
     reg.remove();
-    restore();
   });
 
   it('any JSON document or byte string in a candidate never makes the reader throw', () => {
@@ -142,15 +140,13 @@ describe('the lenient-field fast path', () => {
 });
 
 describe('native and JS batch reads agree', () => {
-  let restore: () => void;
+  selectBackendForSuite('native');
   let reg: RegistryFixture;
   beforeAll(() => {
-    restore = useBackend('native');
     reg = makeRegistry();
   });
   afterAll(() => {
     reg.remove();
-    restore();
   });
 
   it('same status, bytes, inode, size and mtime for random files, links and absences', () => {

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, useBackend } from '../helpers/backends.js';
+import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
 import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord } from '../helpers/registry-fixture.js';
 import { anotherToken, tokenOf } from '../helpers/tokens.js';
@@ -79,12 +79,11 @@ function startPruner(configDir: string, go: string): { child: ChildProcess; read
 }
 
 describe.each(BACKENDS)('two pruners racing (%s backend)', (backendName) => {
-  let restore: () => void;
+  selectBackendForSuite(backendName);
   let alive: Spawned;
   let reused: Spawned;
 
   beforeAll(() => {
-    restore = useBackend(backendName);
     alive = spawnSleep();
     reused = spawnSleep();
   });
@@ -92,7 +91,6 @@ describe.each(BACKENDS)('two pruners racing (%s backend)', (backendName) => {
     await alive.end();
     await reused.end();
     await endAll();
-    restore();
   });
 
   it('each dead file is removed once and reported by exactly one pruner', async () => {

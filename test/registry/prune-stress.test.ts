@@ -13,7 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEAD_VERDICTS, readRecords, recordedToken, verdict, type SessionRecord } from '../../lib/index.js';
 import { prune } from '../../lib/registry/prune.js';
-import { BACKENDS, useBackend } from '../helpers/backends.js';
+import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
 import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { sessionRecord } from '../helpers/registry-fixture.js';
 import { anotherToken, tokenOf } from '../helpers/tokens.js';
@@ -156,17 +156,15 @@ async function stressIn(reg: StressDir, sleep: Spawned, pruneFn: PruneFn, trials
 const trialsFor = (backendName: string, trials: number) => (backendName === 'ps' ? trials / 8 : trials);
 
 describe.each(BACKENDS)('prune under a concurrent rewriter (%s backend)', (backendName) => {
-  let restore: () => void;
+  selectBackendForSuite(backendName);
   let sleep: Spawned;
 
   beforeAll(() => {
-    restore = useBackend(backendName);
     sleep = spawnSleep();
   });
   afterAll(async () => {
     await sleep.end();
     await endAll();
-    restore();
   });
 
   it('never loses the new session’s file, in any trial', async () => {

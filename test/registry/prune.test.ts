@@ -7,7 +7,7 @@ import { existsSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkS
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { prune, pruneAsync, readRecords, type SessionRecord } from '../../lib/index.js';
 import { journalName } from '../../lib/registry/prune-aside.js';
-import { BACKENDS, useBackend } from '../helpers/backends.js';
+import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
 import { endAll, reapedPid, spawnSleep, spawnZombie, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
 import { anotherToken, tokenOf } from '../helpers/tokens.js';
@@ -21,19 +21,17 @@ function recordAt(reg: RegistryFixture, path: string): SessionRecord {
 }
 
 describe.each(BACKENDS)('prune (%s backend)', (backendName) => {
-  let restore: () => void;
+  selectBackendForSuite(backendName);
   let sleep: Spawned;
   let reg: RegistryFixture;
 
   beforeAll(() => {
-    restore = useBackend(backendName);
     sleep = spawnSleep();
   });
   afterEach(() => reg?.remove());
   afterAll(async () => {
     await sleep.end();
     await endAll();
-    restore();
   });
 
   /** A stale record of the live sleep's PID (another start token): recycled. */

@@ -6,7 +6,7 @@ import { readBackendName, readFiles } from '../../lib/backend/index.js';
 import { READ_OK, READ_TOO_LARGE } from '../../lib/backend/types.js';
 import { readCandidateFile } from '../../lib/registry/read.js';
 import { hasLiveInteractive, readRecords, scanRegistry, scanRegistryAsync } from '../../lib/index.js';
-import { BACKENDS, useBackend } from '../helpers/backends.js';
+import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
 import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
 import { tokenOf } from '../helpers/tokens.js';
@@ -14,18 +14,16 @@ import { tokenOf } from '../helpers/tokens.js';
 const FAST = { retryDelayMs: 1 };
 
 describe.each(BACKENDS)('safe reads (%s backend)', (backendName) => {
-  let restore: () => void;
+  selectBackendForSuite(backendName);
   let reg: RegistryFixture;
   let live: Spawned;
 
   beforeAll(() => {
-    restore = useBackend(backendName);
     live = spawnSleep();
   });
   afterAll(async () => {
     await live.end();
     await endAll();
-    restore();
   });
   beforeEach(() => {
     reg = makeRegistry();

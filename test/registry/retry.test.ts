@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { scanRegistryAsync } from '../../lib/index.js';
-import { BACKENDS, useBackend } from '../helpers/backends.js';
+import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
 import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
 import { tokenOf } from '../helpers/tokens.js';
@@ -22,12 +22,11 @@ async function untilPaused(): Promise<void> {
 }
 
 describe.each(BACKENDS)('one re-read after a pause (%s backend)', (backendName) => {
-  let restore: () => void;
+  selectBackendForSuite(backendName);
   let reg: RegistryFixture;
   let live: Spawned;
 
   beforeAll(() => {
-    restore = useBackend(backendName);
     reg = makeRegistry();
     live = spawnSleep();
   });
@@ -38,7 +37,6 @@ describe.each(BACKENDS)('one re-read after a pause (%s backend)', (backendName) 
     await live.end();
     await endAll();
     reg.remove();
-    restore();
   });
 
   it('an empty file completed during the pause is read as the record', async () => {

@@ -5,7 +5,7 @@
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { scanRegistry } from '../../lib/index.js';
-import { BACKENDS, useBackend } from '../helpers/backends.js';
+import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
 import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
 import { tokenOf } from '../helpers/tokens.js';
@@ -24,12 +24,11 @@ for (let i = 0; ; i++) {
 }`;
 
 describe.each(BACKENDS)('torn writes (%s backend)', (backendName) => {
-  let restore: () => void;
+  selectBackendForSuite(backendName);
   let reg: RegistryFixture;
   let live: Spawned;
 
   beforeAll(() => {
-    restore = useBackend(backendName);
     reg = makeRegistry();
     live = spawnSleep();
   });
@@ -37,7 +36,6 @@ describe.each(BACKENDS)('torn writes (%s backend)', (backendName) => {
     await live.end();
     await endAll();
     reg.remove();
-    restore();
   });
 
   it('returns the record or a reasoned skip while a writer truncates and rewrites it', async () => {

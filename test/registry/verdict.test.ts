@@ -20,7 +20,7 @@ import {
   type SessionRecord,
 } from '../../lib/index.js';
 import { ourPidDomain } from '../../lib/registry/domain.js';
-import { BACKENDS, useBackend } from '../helpers/backends.js';
+import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
 import { endAll, reapedPid, spawnSleep, spawnZombie, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
 import { anotherToken, foreignFormToken, tokenOf } from '../helpers/tokens.js';
@@ -28,7 +28,7 @@ import { anotherToken, foreignFormToken, tokenOf } from '../helpers/tokens.js';
 const FAST = { retryDelayMs: 1 };
 
 describe.each(BACKENDS)('verdicts (%s backend)', (backendName) => {
-  let restore: () => void;
+  selectBackendForSuite(backendName);
   let reg: RegistryFixture;
   let live: Spawned;
   let other: Spawned;
@@ -37,7 +37,6 @@ describe.each(BACKENDS)('verdicts (%s backend)', (backendName) => {
   let dead: number;
 
   beforeAll(async () => {
-    restore = useBackend(backendName);
     live = spawnSleep();
     other = spawnSleep();
     zombie = await spawnZombie();
@@ -47,7 +46,6 @@ describe.each(BACKENDS)('verdicts (%s backend)', (backendName) => {
   afterAll(async () => {
     await Promise.all([live.end(), other.end(), zombie.end()]);
     await endAll();
-    restore();
   });
   beforeEach(() => {
     reg = makeRegistry();

@@ -5,7 +5,7 @@
 import { mkdirSync, rmSync, unlinkSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { watch, type Watcher } from '../../lib/registry/watch.js';
-import { BACKENDS, useBackend } from '../helpers/backends.js';
+import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
 import { endAll, spawnSleep } from '../helpers/processes.js';
 import { anotherToken, tokenOf } from '../helpers/tokens.js';
 import { collect, tempRegistry, type TempRegistry } from './watch-helpers.js';
@@ -25,11 +25,7 @@ afterEach(() => {
 afterAll(endAll);
 
 describe.each(BACKENDS)('watch (%s backend)', (backendName) => {
-  let restore: () => void;
-  beforeAll(() => {
-    restore = useBackend(backendName);
-  });
-  afterAll(() => restore());
+  selectBackendForSuite(backendName);
 
   it('reports a new claim as added, a status rewrite as changed with its fields, a delete as removed', async () => {
     reg = tempRegistry(true, backendName);

@@ -9,7 +9,7 @@ import { build } from 'esbuild';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { watch, type Watcher } from '../../lib/registry/watch.js';
 import type { WatchEvent } from '../../lib/registry/watch-diff.js';
-import { BACKENDS, useBackend } from '../helpers/backends.js';
+import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
 import { endAll, spawnSleep } from '../helpers/processes.js';
 import { tokenOf } from '../helpers/tokens.js';
 import { ourPidDomain } from '../../lib/registry/domain.js';
@@ -25,11 +25,7 @@ afterEach(() => {
 afterAll(endAll);
 
 describe.each(BACKENDS)('watch lifecycle (%s backend)', (backendName) => {
-  let restore: () => void;
-  beforeAll(() => {
-    restore = useBackend(backendName);
-  });
-  afterAll(() => restore());
+  selectBackendForSuite(backendName);
 
   it('is an async iterable that ends on close(), after the events it already holds', async () => {
     reg = tempRegistry(true, backendName);

@@ -6,7 +6,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { watch, type Watcher } from '../../lib/registry/watch.js';
 import type { WatchEvent } from '../../lib/registry/watch-diff.js';
-import { BACKENDS, useBackend } from '../helpers/backends.js';
+import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
 import { endAll, spawnSleep } from '../helpers/processes.js';
 import { collect, tempRegistry, type TempRegistry } from './watch-helpers.js';
 
@@ -44,11 +44,7 @@ function checkStream(events: WatchEvent[], last: number): void {
 const REWRITE_BACKENDS = BACKENDS.filter((name) => name !== 'ps');
 
 describe.each(REWRITE_BACKENDS)('rewrites (%s backend)', (backendName) => {
-  let restore: () => void;
-  beforeAll(() => {
-    restore = useBackend(backendName);
-  });
-  afterAll(() => restore());
+  selectBackendForSuite(backendName);
 
   it('a burst of synchronous rewrites ends with the final state, each state once, in order', async () => {
     reg = tempRegistry(true, backendName);
