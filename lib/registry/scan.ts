@@ -1,7 +1,9 @@
 /**
  * The registry read: folders → candidate names → one batch read per folder → claims or reasoned
  * skips → one re-read of empty or unparseable files after a short pause (Claude Code writes without
- * a rename, so a reader can catch a file mid-write) → one batch probe for all claims.
+ * a rename, so a reader can catch a file mid-write) → one batch probe for all claims. The live-only
+ * scan behind liveRecords and the guards probes right after the read instead, and leaves provably dead
+ * local claims unparsed (readOutcomes).
  */
 import { sep } from 'node:path';
 import { readFiles } from '../backend/index.js';
