@@ -6,6 +6,7 @@ import { backend, pidExists, probe, probeBackend, processStartToken, resetBacken
 import {
   endAll,
   hasSetpriv,
+  hasUnshare,
   isRoot,
   ownThreadId,
   procStartTicks,
@@ -135,4 +136,38 @@ describe.each(backends)('probe with the %s backend', (name) => {
     expect(answer.result).toEqual({ pid: p.pid, state: 'alive', token: procStartTicks(p.pid) });
     await p.end();
   });
+});
+
+describe.skipIf(!isRoot || !hasSetpriv || !hasUnshare)('hidepid (a private PID namespace with its own /proc)', () => {
+  it.each(['native', 'js', 'ps'])(
+    'the %s backend says unverified, never gone, where the stat is hidden but kill says EPERM',
+    (name) => {
+      const script = fileURLToPath(new URL('../fixtures/probe-as-user.mjs', import.meta.url));
+      // hidepid=1: reading another user's stat fails with EPERM; hidepid=2: with ENOENT.
+      for (const hidepid of [1, 2]) {
+        const out = spawnSync(
+          'unshare',
+          [
+            '--mount',
+            '--pid',
+            '--fork',
+            'sh',
+            '-c',
+            `mount -t proc -o hidepid=${hidepid} proc /proc || exit 3
+             sleep 30 & S=$!
+             setpriv --reuid=65534 --regid=65534 --clear-groups "$0" "$1" $S
+             kill $S`,
+            process.execPath,
+            script,
+          ],
+          { encoding: 'utf8', env: { ...process.env, CC_SESSIONS_BACKEND: name }, timeout: 20_000 },
+        );
+        expect(out.stderr).toBe('');
+        const answer = JSON.parse(out.stdout) as { killCode: string; result: { state: string; token?: string } };
+        expect(answer.killCode).toBe('EPERM');
+        expect(answer.result.state).toBe('unverified');
+        expect(answer.result.token).toBeUndefined();
+      }
+    },
+  );
 });

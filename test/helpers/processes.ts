@@ -130,3 +130,4 @@ export async function endAll(): Promise<void> {
 
 export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 export const hasSetpriv = spawnSync('setpriv', ['--version']).status === 0;
+export const hasUnshare = spawnSync('unshare', ['--version']).status === 0;
