@@ -130,4 +130,5 @@ export async function endAll(): Promise<void> {
 
 export const isRoot = typeof process.getuid === 'function' && process.getuid() === 0;
 export const hasSetpriv = spawnSync('setpriv', ['--version']).status === 0;
-export const hasUnshare = spawnSync('unshare', ['--version']).status === 0;
+/** Whether this machine lets us make a private PID and mount namespace (root, no seccomp veto). */
+export const hasUnshare = spawnSync('unshare', ['--mount', '--pid', '--fork', 'true']).status === 0;
