@@ -74,7 +74,8 @@ describe('native and JS backends agree', () => {
         disagreements.push(`pid ${pids[i]}: native ${before.states[i]}/${before.tokens[i]} js ${js.states[i]}/${js.tokens[i]}`);
       }
     }
-    expect(changed, 'PIDs that changed during the check').toBeLessThan(pids.length / 100);
+    // Other test files spawn and reap processes meanwhile; the check still judges ≥ 90% of the batch.
+    expect(changed, 'PIDs that changed during the check').toBeLessThan(pids.length / 10);
     expect(disagreements, `seed ${seed}`).toEqual([]);
     // The mix really covered every state (invalid, gone, alive, zombie).
     expect(new Set(js.states)).toEqual(new Set([0, 1, 2, 4]));
