@@ -27,6 +27,19 @@ function mulberry32(seed: number): () => number {
   };
 }
 
+/** True when, in one of a few fresh tries, the JS answer for `pid` equals a stable native one. */
+function agreesOnRetry(native: ProbeBackend, pid: number): boolean {
+  const one = Int32Array.of(pid);
+  for (let attempt = 0; attempt < 5; attempt++) {
+    const a = run(native, one);
+    const j = run(jsLinuxBackend, one);
+    const b = run(native, one);
+    const stable = a.states[0] === b.states[0] && Object.is(a.tokens[0], b.tokens[0]);
+    if (stable && a.states[0] === j.states[0] && Object.is(a.tokens[0], j.tokens[0])) return true;
+  }
+  return false;
+}
+
 describe('native and JS backends agree', () => {
   const loaded = loadNativeAddon();
   const own: Spawned[] = [];
@@ -71,7 +84,11 @@ describe('native and JS backends agree', () => {
         continue;
       }
       if (before.states[i] !== js.states[i] || !Object.is(before.tokens[i], js.tokens[i])) {
-        disagreements.push(`pid ${pids[i]}: native ${before.states[i]}/${before.tokens[i]} js ${js.states[i]}/${js.tokens[i]}`);
+        // A whole short-lived process can also fit between the two native calls (PIDs wrap fast
+        // here). A real difference between the backends is deterministic: ask that PID again.
+        if (!agreesOnRetry(native, pids[i]!)) {
+          disagreements.push(`pid ${pids[i]}: native ${before.states[i]}/${before.tokens[i]} js ${js.states[i]}/${js.tokens[i]}`);
+        }
       }
     }
     // Other test files spawn and reap processes meanwhile; the check still judges ≥ 90% of the batch.
