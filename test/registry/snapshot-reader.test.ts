@@ -5,20 +5,15 @@
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { snapshot, writeSnapshot } from '../../lib/registry/snapshot.js';
-import { watch, type Watcher } from '../../lib/registry/watch.js';
-import { endAll, spawnSleep } from '../helpers/processes.js';
-import { collect, tempRegistry, type TempRegistry } from './watch-helpers.js';
+import type { Watcher } from '../../lib/registry/watch.js';
+import { spawnSleep } from '../helpers/processes.js';
+import { cleanUpEachTest, collect, tempRegistry, watch, type TempRegistry } from './watch-helpers.js';
 
 let reg: TempRegistry | undefined;
 let w: Watcher | undefined;
-afterEach(() => {
-  w?.close();
-  reg?.remove();
-  w = reg = undefined;
-});
-afterAll(endAll);
+cleanUpEachTest();
 
 /** Reads `file` until told to stop (stdin closes); prints {reads, bad, versions} as JSON. */
 const READER = `

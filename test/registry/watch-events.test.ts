@@ -3,12 +3,12 @@
  * backend (records carry the token form of the backend's platform).
  */
 import { mkdirSync, rmSync, unlinkSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { watch, type Watcher } from '../../lib/registry/watch.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Watcher } from '../../lib/registry/watch.js';
 import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
-import { endAll, spawnSleep } from '../helpers/processes.js';
+import { spawnSleep } from '../helpers/processes.js';
 import { anotherToken, tokenOf } from '../helpers/tokens.js';
-import { collect, tempRegistry, type TempRegistry } from './watch-helpers.js';
+import { cleanUpEachTest, collect, tempRegistry, watch, type TempRegistry } from './watch-helpers.js';
 
 const INTERVAL = 200;
 /** "Within one interval", with generous room for a loaded CI machine. */
@@ -17,12 +17,7 @@ const ONE_INTERVAL_BOUND = INTERVAL + 3000;
 let reg: TempRegistry | undefined;
 let w: Watcher | undefined;
 
-afterEach(() => {
-  w?.close();
-  reg?.remove();
-  w = reg = undefined;
-});
-afterAll(endAll);
+cleanUpEachTest();
 
 describe.each(BACKENDS)('watch (%s backend)', (backendName) => {
   selectBackendForSuite(backendName);

@@ -3,7 +3,9 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ourPidDomain } from '../../lib/registry/domain.js';
-import type { Watcher } from '../../lib/registry/watch.js';
+import { afterAll, afterEach } from 'vitest';
+import { watch as libWatch, type Watcher } from '../../lib/registry/watch.js';
+import { endAll } from '../helpers/processes.js';
 import type { WatchEvent } from '../../lib/registry/watch-diff.js';
 import { recordedTokenFor } from '../helpers/tokens.js';
 
@@ -24,6 +26,12 @@ export interface TempRegistry {
  * Claude Code writes), lstart text for ps (what macOS's writes).
  */
 export function tempRegistry(createSessions = true, backendName = 'native'): TempRegistry {
+  const registry = makeTempRegistry(createSessions, backendName);
+  opened.registries.add(registry);
+  return registry;
+}
+
+function makeTempRegistry(createSessions: boolean, backendName: string): TempRegistry {
   const configDir = mkdtempSync(join(tmpdir(), 'ccs-watch-'));
   const sessions = join(configDir, 'sessions');
   if (createSessions) mkdirSync(sessions, { mode: 0o700 });
@@ -49,6 +57,26 @@ export function tempRegistry(createSessions = true, backendName = 'native'): Tem
       rmSync(configDir, { recursive: true, force: true });
     },
   };
+}
+
+const opened = { registries: new Set<TempRegistry>(), watchers: new Set<Watcher>() };
+
+/** The library's watch(), remembered so that cleanUpEachTest() closes it. */
+export function watch(...args: Parameters<typeof libWatch>): Watcher {
+  const watcher = libWatch(...args);
+  opened.watchers.add(watcher);
+  return watcher;
+}
+
+/** Call once per test file: after each test, its watchers are closed and its registries removed; after all, its processes end. */
+export function cleanUpEachTest(): void {
+  afterEach(() => {
+    for (const w of opened.watchers) w.close();
+    for (const r of opened.registries) r.remove();
+    opened.watchers.clear();
+    opened.registries.clear();
+  });
+  afterAll(endAll);
 }
 
 export interface Collected {

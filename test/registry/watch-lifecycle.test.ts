@@ -6,23 +6,18 @@ import { spawn } from 'node:child_process';
 import { linkSync, mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { watch, type Watcher } from '../../lib/registry/watch.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Watcher } from '../../lib/registry/watch.js';
 import type { WatchEvent } from '../../lib/registry/watch-diff.js';
 import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
-import { endAll, spawnSleep } from '../helpers/processes.js';
+import { spawnSleep } from '../helpers/processes.js';
 import { tokenOf } from '../helpers/tokens.js';
 import { ourPidDomain } from '../../lib/registry/domain.js';
-import { collect, tempRegistry, type TempRegistry } from './watch-helpers.js';
+import { cleanUpEachTest, collect, tempRegistry, watch, type TempRegistry } from './watch-helpers.js';
 
 let reg: TempRegistry | undefined;
 let w: Watcher | undefined;
-afterEach(() => {
-  w?.close();
-  reg?.remove();
-  w = reg = undefined;
-});
-afterAll(endAll);
+cleanUpEachTest();
 
 describe.each(BACKENDS)('watch lifecycle (%s backend)', (backendName) => {
   selectBackendForSuite(backendName);

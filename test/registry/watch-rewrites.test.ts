@@ -3,21 +3,16 @@
  * reported; no two successive events for a path carry the same state; states are seen in write order
  * (never an older one after a newer one); a live file being rewritten is never reported removed.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { watch, type Watcher } from '../../lib/registry/watch.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { Watcher } from '../../lib/registry/watch.js';
 import type { WatchEvent } from '../../lib/registry/watch-diff.js';
 import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
-import { endAll, spawnSleep } from '../helpers/processes.js';
-import { collect, tempRegistry, type TempRegistry } from './watch-helpers.js';
+import { spawnSleep } from '../helpers/processes.js';
+import { cleanUpEachTest, collect, tempRegistry, watch, type TempRegistry } from './watch-helpers.js';
 
 let reg: TempRegistry | undefined;
 let w: Watcher | undefined;
-afterEach(() => {
-  w?.close();
-  reg?.remove();
-  w = reg = undefined;
-});
-afterAll(endAll);
+cleanUpEachTest();
 
 function seq(e: WatchEvent): number {
   return Number(e.record.name?.slice(2));
