@@ -6,7 +6,7 @@ export { recordedToken, classifyToken, compareTokens } from './proc/token.js';
 export type { TokenForm } from './proc/token.js';
 export { formatLstart, parseLstart } from './proc/lstart.js';
 export { defaultConfigDir, sessionsDir } from './registry/config.js';
-export { scanRegistry, scanRegistryAsync, readRecords, readRecordsAsync } from './registry/scan.js';
+export { scanRegistry, scanRegistryAsync, readRecords, readRecordsAsync } from './registry/read/scan.js';
 export {
   liveRecords,
   liveRecordsAsync,
@@ -26,10 +26,10 @@ export type {
   ConfigDirs,
   ReadOptions,
 } from './registry/types.js';
-export { prune, pruneAsync } from './registry/prune.js';
-export type { PruneOptions, PruneResult } from './registry/prune.js';
+export { prune, pruneAsync } from './registry/prune/prune.js';
+export type { PruneOptions, PruneResult } from './registry/prune/prune.js';
 export { snapshot, writeSnapshot, SNAPSHOT_STRING_CAP } from './registry/snapshot.js';
 export type { Snapshot, SnapshotSession } from './registry/snapshot.js';
-export { watch, Watcher } from './registry/watch.js';
-export type { WatchOptions } from './registry/watch.js';
-export type { WatchEvent, WatchEventType } from './registry/watch-diff.js';
+export { watch, Watcher } from './registry/watch/watch.js';
+export type { WatchOptions } from './registry/watch/watch.js';
+export type { WatchEvent, WatchEventType } from './registry/watch/diff.js';

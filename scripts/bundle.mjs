@@ -9,13 +9,13 @@ const common = {
   platform: 'node',
   target: 'node20',
   // node-gyp-build is required at run time by path (the addon location), and the zod schema is a
-  // file of its own, required on first use (lib/registry/schema.ts): both stay outside.
+  // file of its own, required on first use (lib/registry/read/schema.ts): both stay outside.
   external: ['node-gyp-build', './lenient-zod.cjs'],
   legalComments: 'none',
   logLevel: 'warning',
   // load.ts falls back to __filename where import.meta is empty (the CommonJS builds).
   logOverride: { 'empty-import-meta': 'silent' },
-  // Tells lib/registry/schema.ts to require dist/lenient-zod.cjs instead of importing zod eagerly,
+  // Tells lib/registry/read/schema.ts to require dist/lenient-zod.cjs instead of importing zod eagerly,
   // and gives the CLI its version without reading package.json at run time.
   define: {
     __CCS_BUNDLED__: 'true',
@@ -29,7 +29,7 @@ const library = { ...common, entryPoints: ['lib/index.ts'], minifyWhitespace: tr
 await Promise.all([
   build({ ...library, format: 'esm', outfile: 'dist/index.js' }),
   build({ ...library, format: 'cjs', outfile: 'dist/index.cjs' }),
-  build({ ...common, entryPoints: ['lib/registry/lenient-zod.ts'], format: 'cjs', minify: true, outfile: 'dist/lenient-zod.cjs' }),
+  build({ ...common, entryPoints: ['lib/registry/read/lenient-zod.ts'], format: 'cjs', minify: true, outfile: 'dist/lenient-zod.cjs' }),
   // The CLI: the bundle, and the small executable that runs it through V8's code cache.
   build({
     ...common,

@@ -4,7 +4,7 @@
  */
 import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkipReason } from './types.js';
 // The live-only scan skips parsing provably dead local claims: these questions never need them.
-import { scanLive, scanLiveAsync } from './scan.js';
+import { scanLive, scanLiveAsync } from './read/scan.js';
 import { judgeVerdicts } from './verdict.js';
 import { DEAD_VERDICTS } from './types.js';
 

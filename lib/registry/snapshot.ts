@@ -6,7 +6,7 @@
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ourPidDomain } from './domain.js';
-import { readRecords } from './scan.js';
+import { readRecords } from './read/scan.js';
 import type { ConfigDirs, SessionRecord, Verdict } from './types.js';
 import { lazyBuiltin } from '../runtime.js';
 

@@ -7,7 +7,7 @@ import { probeBackend, tokenString } from '../backend/index.js';
 import { STATE_NAMES, type ProbeState } from '../backend/types.js';
 import { compareTokens, recordedToken } from '../proc/token.js';
 import { domainFacts, isLocalClaim, type DomainFacts } from './domain.js';
-import { isInteractiveKind, type Claim } from './schema.js';
+import { isInteractiveKind, type Claim } from './read/schema.js';
 import { DEAD_VERDICTS, type SessionRecord, type Verdict } from './types.js';
 
 /** Linux and macOS PIDs fit in a signed 32-bit integer: a PID above it cannot exist. */

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { jsReadFiles } from '../../lib/backend/files.js';
 import { readFiles } from '../../lib/backend/index.js';
 import { readRecords, scanRegistry } from '../../lib/index.js';
-import { LENIENT_FIELDS, lenientSchema, parseClaim, readLenientFields } from '../../lib/registry/schema.js';
+import { LENIENT_FIELDS, lenientSchema, parseClaim, readLenientFields } from '../../lib/registry/read/schema.js';
 import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
 import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, type RegistryFixture } from '../helpers/registry-fixture.js';

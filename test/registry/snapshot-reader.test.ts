@@ -7,9 +7,9 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { snapshot, writeSnapshot } from '../../lib/registry/snapshot.js';
-import type { Watcher } from '../../lib/registry/watch.js';
+import type { Watcher } from '../../lib/registry/watch/watch.js';
 import { spawnSleep } from '../helpers/processes.js';
-import { cleanUpEachTest, collect, tempRegistry, watch, type TempRegistry } from './watch-helpers.js';
+import { cleanUpEachTest, collect, tempRegistry, watch, type TempRegistry } from './watch/helpers.js';
 
 let reg: TempRegistry | undefined;
 let w: Watcher | undefined;

@@ -5,7 +5,7 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { ourPidDomain } from '../../lib/registry/domain.js';
 import { capString, snapshot, SNAPSHOT_STRING_CAP, writeSnapshot } from '../../lib/registry/snapshot.js';
 import { endAll, spawnSleep } from '../helpers/processes.js';
-import { tempRegistry, type TempRegistry } from './watch-helpers.js';
+import { tempRegistry, type TempRegistry } from './watch/helpers.js';
 
 let reg: TempRegistry | undefined;
 afterEach(() => {

@@ -3,8 +3,8 @@
  * filter work on a machine without Claude Code. Its processes are ended by PID and its folder removed
  * at the end, on an error, and on SIGINT (exit 130), SIGTERM (143) or SIGHUP (129).
  */
-import { readRecords, scanRegistry } from '../../registry/scan.js';
-import { prune as pruneRecords } from '../../registry/prune.js';
+import { readRecords, scanRegistry } from '../../registry/read/scan.js';
+import { prune as pruneRecords } from '../../registry/prune/prune.js';
 import { UsageError } from '../args.js';
 import type { Command, Context } from '../command.js';
 import { createDemoRegistry, type DemoRegistry } from '../demo-registry.js';

@@ -4,7 +4,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { backend } from '../../backend/index.js';
-import { scanRegistry } from '../../registry/scan.js';
+import { scanRegistry } from '../../registry/read/scan.js';
 import { sessionsDir } from '../../registry/config.js';
 import { isCandidateName } from '../../registry/config.js';
 import { isWsl, ourPidDomain } from '../../registry/domain.js';

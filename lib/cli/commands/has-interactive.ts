@@ -3,7 +3,7 @@
  * human may be using it, 1 when not; silent unless asked.
  */
 import { hasLiveInteractive, hasLiveInteractiveIn } from '../../registry/guards.js';
-import { scanRegistry } from '../../registry/scan.js';
+import { scanRegistry } from '../../registry/read/scan.js';
 import type { Command } from '../command.js';
 import { out } from '../output.js';
 

@@ -1,7 +1,7 @@
 /** `cc-sessions [list]`: a table of live sessions; `--all` adds the dead and foreign ones. */
 import { existsSync } from 'node:fs';
 import { defaultConfigDir, sessionsDir } from '../../registry/config.js';
-import { scanRegistry } from '../../registry/scan.js';
+import { scanRegistry } from '../../registry/read/scan.js';
 import type { Command } from '../command.js';
 import { shortenHome } from '../format.js';
 import { out, table } from '../output.js';

@@ -1,6 +1,6 @@
 /** `cc-sessions prune`: deletes the files of provably dead records (gone, recycled, zombie). */
-import { prune as pruneRecords } from '../../registry/prune.js';
-import { readRecords } from '../../registry/scan.js';
+import { prune as pruneRecords } from '../../registry/prune/prune.js';
+import { readRecords } from '../../registry/read/scan.js';
 import type { Command } from '../command.js';
 import { shortenHome } from '../format.js';
 import { out, table } from '../output.js';

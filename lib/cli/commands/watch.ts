@@ -1,5 +1,5 @@
 /** `cc-sessions watch`: registry changes as NDJSON, one event per line, until stopped. */
-import { watch as watchRegistry } from '../../registry/watch.js';
+import { watch as watchRegistry } from '../../registry/watch/watch.js';
 import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
 import { err, out } from '../output.js';

@@ -6,15 +6,15 @@
  * local claims unparsed (readOutcomes).
  */
 import { sep } from 'node:path';
-import { readFiles } from '../backend/index.js';
-import { META_LENGTH, META_OFFSET, META_STRIDE } from '../backend/files.js';
-import { READ_OK } from '../backend/types.js';
-import { pidFromName, resolveSessionsDirs } from './config.js';
-import { listCandidates, listCandidatesAsync, MAX_RECORD_BYTES, readFailure } from './read.js';
+import { readFiles } from '../../backend/index.js';
+import { META_LENGTH, META_OFFSET, META_STRIDE } from '../../backend/files.js';
+import { READ_OK } from '../../backend/types.js';
+import { pidFromName, resolveSessionsDirs } from '../config.js';
+import { listCandidates, listCandidatesAsync, MAX_RECORD_BYTES, readFailure } from './candidates.js';
 import { parseClaimText, type Claim } from './schema.js';
-import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkippedCandidate, SkipReason } from './types.js';
-import { domainFacts, isProvablyLocalText, type DomainFacts } from './domain.js';
-import { judgeClaims, measurePids, PID_MAX, type Measurement } from './verdict.js';
+import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkippedCandidate, SkipReason } from '../types.js';
+import { domainFacts, isProvablyLocalText, type DomainFacts } from '../domain.js';
+import { judgeClaims, measurePids, PID_MAX, type Measurement } from '../verdict.js';
 
 /** Claude Code's own reader pauses 25 ms before its one re-read. */
 export const DEFAULT_RETRY_DELAY_MS = 25;

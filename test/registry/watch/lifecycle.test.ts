@@ -7,13 +7,13 @@ import { linkSync, mkdirSync, rmSync, statSync, utimesSync, writeFileSync } from
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Watcher } from '../../lib/registry/watch.js';
-import type { WatchEvent } from '../../lib/registry/watch-diff.js';
-import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
-import { spawnSleep } from '../helpers/processes.js';
-import { tokenOf } from '../helpers/tokens.js';
-import { ourPidDomain } from '../../lib/registry/domain.js';
-import { cleanUpEachTest, collect, tempRegistry, watch, type TempRegistry } from './watch-helpers.js';
+import type { Watcher } from '../../../lib/registry/watch/watch.js';
+import type { WatchEvent } from '../../../lib/registry/watch/diff.js';
+import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
+import { spawnSleep } from '../../helpers/processes.js';
+import { tokenOf } from '../../helpers/tokens.js';
+import { ourPidDomain } from '../../../lib/registry/domain.js';
+import { cleanUpEachTest, collect, tempRegistry, watch, type TempRegistry } from './helpers.js';
 
 let reg: TempRegistry | undefined;
 let w: Watcher | undefined;
@@ -92,7 +92,7 @@ describe.each(BACKENDS)('watch lifecycle (%s backend)', (backendName) => {
     try {
       await build({
         stdin: {
-          contents: `import { watch } from './lib/registry/watch.ts';
+          contents: `import { watch } from './lib/registry/watch/watch.ts';
             const w = watch(process.argv[2], { interval: 50, snapshotFile: process.argv[2] + '/snap.json' });
             w.once('added', () => setTimeout(() => { w.close(); console.log('closed'); }, 200));`,
           resolveDir: process.cwd(),

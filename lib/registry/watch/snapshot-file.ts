@@ -3,7 +3,7 @@
  * after every change, at most once per interval; a change inside the interval is written at its end,
  * so the file always ends up showing the last state.
  */
-import { writeSnapshot, type Snapshot } from './snapshot.js';
+import { writeSnapshot, type Snapshot } from '../snapshot.js';
 
 export class SnapshotKeeper {
   private timer: NodeJS.Timeout | undefined;

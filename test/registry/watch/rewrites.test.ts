@@ -4,11 +4,11 @@
  * (never an older one after a newer one); a live file being rewritten is never reported removed.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Watcher } from '../../lib/registry/watch.js';
-import type { WatchEvent } from '../../lib/registry/watch-diff.js';
-import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
-import { spawnSleep } from '../helpers/processes.js';
-import { cleanUpEachTest, collect, tempRegistry, watch, type TempRegistry } from './watch-helpers.js';
+import type { Watcher } from '../../../lib/registry/watch/watch.js';
+import type { WatchEvent } from '../../../lib/registry/watch/diff.js';
+import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
+import { spawnSleep } from '../../helpers/processes.js';
+import { cleanUpEachTest, collect, tempRegistry, watch, type TempRegistry } from './helpers.js';
 
 let reg: TempRegistry | undefined;
 let w: Watcher | undefined;

@@ -8,10 +8,10 @@ import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:
 import { join } from 'node:path';
 import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
-import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
-import { makeRegistry, sessionRecord } from '../helpers/registry-fixture.js';
-import { anotherToken, tokenOf } from '../helpers/tokens.js';
+import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
+import { endAll, spawnSleep, type Spawned } from '../../helpers/processes.js';
+import { makeRegistry, sessionRecord } from '../../helpers/registry-fixture.js';
+import { anotherToken, tokenOf } from '../../helpers/tokens.js';
 
 const DEAD_PER_ROUND = 100;
 const ROUNDS = 2;

@@ -11,14 +11,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEAD_VERDICTS, readRecords, recordedToken, verdict, type SessionRecord } from '../../lib/index.js';
-import { prune } from '../../lib/registry/prune.js';
-import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
-import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
-import { sessionRecord } from '../helpers/registry-fixture.js';
-import { anotherToken, tokenOf } from '../helpers/tokens.js';
+import { DEAD_VERDICTS, readRecords, recordedToken, verdict, type SessionRecord } from '../../../lib/index.js';
+import { prune } from '../../../lib/registry/prune/prune.js';
+import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
+import { endAll, spawnSleep, type Spawned } from '../../helpers/processes.js';
+import { sessionRecord } from '../../helpers/registry-fixture.js';
+import { anotherToken, tokenOf } from '../../helpers/tokens.js';
 
-const REWRITER = fileURLToPath(new URL('../fixtures/prune-rewriter.mjs', import.meta.url));
+const REWRITER = fileURLToPath(new URL('../../fixtures/prune-rewriter.mjs', import.meta.url));
 // Bounded for a loaded 2-core CI box: the naive prune loses a file in roughly one trial in five.
 const TRIALS = 400;
 const NAIVE_TRIALS = 200;

@@ -4,11 +4,11 @@
  */
 import { mkdirSync, rmSync, unlinkSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { Watcher } from '../../lib/registry/watch.js';
-import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
-import { spawnSleep } from '../helpers/processes.js';
-import { anotherToken, tokenOf } from '../helpers/tokens.js';
-import { cleanUpEachTest, collect, tempRegistry, watch, type TempRegistry } from './watch-helpers.js';
+import type { Watcher } from '../../../lib/registry/watch/watch.js';
+import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
+import { spawnSleep } from '../../helpers/processes.js';
+import { anotherToken, tokenOf } from '../../helpers/tokens.js';
+import { cleanUpEachTest, collect, tempRegistry, watch, type TempRegistry } from './helpers.js';
 
 const INTERVAL = 200;
 /** "Within one interval", with generous room for a loaded CI machine. */

@@ -8,13 +8,13 @@ import { chmodSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { endAll, hasSetpriv, isRoot, reapedPid, spawnSleep } from '../helpers/processes.js';
-import { makeRegistry, sessionRecord } from '../helpers/registry-fixture.js';
+import { endAll, hasSetpriv, isRoot, reapedPid, spawnSleep } from '../../helpers/processes.js';
+import { makeRegistry, sessionRecord } from '../../helpers/registry-fixture.js';
 
 afterAll(endAll);
 
 function scanAsNobody(configDir: string): { uid: number; records: number[]; skipped: { pid: number; reason: string }[]; guard: boolean } {
-  const script = fileURLToPath(new URL('../fixtures/scan-as-user.mjs', import.meta.url));
+  const script = fileURLToPath(new URL('../../fixtures/scan-as-user.mjs', import.meta.url));
   const out = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, script, configDir], {
     encoding: 'utf8',
   });

@@ -18,16 +18,16 @@
  */
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
-import { isCandidateName, resolveSessionsDirs } from './config.js';
-import { listCandidates } from './read.js';
-import { snapshotOf, type Snapshot } from './snapshot.js';
-import { DEAD_VERDICTS, type ConfigDirs, type ReadOptions, type SessionRecord, type Verdict } from './types.js';
-import { judgeClaims, judgeVerdicts } from './verdict.js';
-import { DirWatch } from './watch-dirs.js';
-import { transition, type WatchEvent } from './watch-diff.js';
-import { checkFiles, sameStamp, type FileState, type ReadOutcome } from './watch-files.js';
-import { EventQueue } from './watch-queue.js';
-import { SnapshotKeeper } from './watch-snapshot.js';
+import { isCandidateName, resolveSessionsDirs } from '../config.js';
+import { listCandidates } from '../read/candidates.js';
+import { snapshotOf, type Snapshot } from '../snapshot.js';
+import { DEAD_VERDICTS, type ConfigDirs, type ReadOptions, type SessionRecord, type Verdict } from '../types.js';
+import { judgeClaims, judgeVerdicts } from '../verdict.js';
+import { DirWatch } from './dirs.js';
+import { transition, type WatchEvent } from './diff.js';
+import { checkFiles, sameStamp, type FileState, type ReadOutcome } from './files.js';
+import { EventQueue } from './queue.js';
+import { SnapshotKeeper } from './snapshot-file.js';
 
 export interface WatchOptions extends ReadOptions {
   /** Liveness re-probe period in ms (default 1000). */

@@ -6,10 +6,10 @@
  */
 import { lstatSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { pidFromName } from './config.js';
-import { readBatch } from './read.js';
-import { parseClaim, type Claim } from './schema.js';
-import type { SessionRecord, SkipReason } from './types.js';
+import { pidFromName } from '../config.js';
+import { readBatch } from '../read/candidates.js';
+import { parseClaim, type Claim } from '../read/schema.js';
+import type { SessionRecord, SkipReason } from '../types.js';
 
 /**
  * File timestamps come from a coarse clock (a jiffy; a second or two on some filesystems), so a file

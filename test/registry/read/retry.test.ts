@@ -4,11 +4,11 @@
  * file exactly between the two reads (no timing assumptions).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { scanRegistryAsync } from '../../lib/index.js';
-import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
-import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
-import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
-import { tokenOf } from '../helpers/tokens.js';
+import { scanRegistryAsync } from '../../../lib/index.js';
+import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
+import { endAll, spawnSleep, type Spawned } from '../../helpers/processes.js';
+import { makeRegistry, sessionRecord, type RegistryFixture } from '../../helpers/registry-fixture.js';
+import { tokenOf } from '../../helpers/tokens.js';
 
 const realSetTimeout = globalThis.setTimeout;
 const realPause = (ms: number) => new Promise((resolve) => realSetTimeout(resolve, ms));

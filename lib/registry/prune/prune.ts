@@ -29,11 +29,11 @@
  *    content alone, so even a wrong guess about whether its owner still runs cannot lose a live file.
  */
 import { basename, dirname, join } from 'node:path';
-import { isCandidateName, pidFromName } from './config.js';
-import { readCandidateFile } from './read.js';
-import { parseClaim, type Claim } from './schema.js';
-import { DEAD_VERDICTS, type SessionRecord } from './types.js';
-import { judgeVerdicts } from './verdict.js';
+import { isCandidateName, pidFromName } from '../config.js';
+import { readCandidateFile } from '../read/candidates.js';
+import { parseClaim, type Claim } from '../read/schema.js';
+import { DEAD_VERDICTS, type SessionRecord } from '../types.js';
+import { judgeVerdicts } from '../verdict.js';
 import {
   JOURNAL_GRACE_MS,
   claimTicket,
@@ -42,7 +42,7 @@ import {
   releaseTicket,
   restoreAside,
   unlinkQuietly,
-} from './prune-aside.js';
+} from './aside.js';
 
 export interface PruneOptions {
   /** Remove nothing; return the records whose files would be removed now. */

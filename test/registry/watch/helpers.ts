@@ -2,12 +2,12 @@
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ourPidDomain } from '../../lib/registry/domain.js';
+import { ourPidDomain } from '../../../lib/registry/domain.js';
 import { afterAll, afterEach } from 'vitest';
-import { watch as libWatch, type Watcher } from '../../lib/registry/watch.js';
-import { endAll } from '../helpers/processes.js';
-import type { WatchEvent } from '../../lib/registry/watch-diff.js';
-import { recordedTokenFor } from '../helpers/tokens.js';
+import { watch as libWatch, type Watcher } from '../../../lib/registry/watch/watch.js';
+import { endAll } from '../../helpers/processes.js';
+import type { WatchEvent } from '../../../lib/registry/watch/diff.js';
+import { recordedTokenFor } from '../../helpers/tokens.js';
 
 export interface TempRegistry {
   configDir: string;

@@ -2,7 +2,7 @@
  * What a watcher reports when a record at one path is replaced by another: pure functions, so the
  * event rules are testable without files or processes.
  */
-import { DEAD_VERDICTS, type SessionRecord } from './types.js';
+import { DEAD_VERDICTS, type SessionRecord } from '../types.js';
 
 export type WatchEvent =
   /** A record appeared at a path that had none (including every record present when the watch starts). */

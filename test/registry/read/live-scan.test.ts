@@ -6,13 +6,13 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasLiveInteractive, liveInteractiveRecords, liveRecords, scanRegistry } from '../../lib/index.js';
-import { domainFacts, isLocalClaim, isProvablyLocalText, ourPidDomain, type DomainFacts } from '../../lib/registry/domain.js';
-import { parseClaim } from '../../lib/registry/schema.js';
-import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
-import { endAll, reapedPid, spawnSleep, spawnZombie, type Spawned } from '../helpers/processes.js';
-import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
-import { recordedTokenFor } from '../helpers/tokens.js';
+import { hasLiveInteractive, liveInteractiveRecords, liveRecords, scanRegistry } from '../../../lib/index.js';
+import { domainFacts, isLocalClaim, isProvablyLocalText, ourPidDomain, type DomainFacts } from '../../../lib/registry/domain.js';
+import { parseClaim } from '../../../lib/registry/read/schema.js';
+import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
+import { endAll, reapedPid, spawnSleep, spawnZombie, type Spawned } from '../../helpers/processes.js';
+import { makeRegistry, sessionRecord, type RegistryFixture } from '../../helpers/registry-fixture.js';
+import { recordedTokenFor } from '../../helpers/tokens.js';
 
 const linux: DomainFacts = { platform: 'linux', ours: 'linux:abc:pid:[4026531836]', wsl: false };
 const FAST = { retryDelayMs: 0 };

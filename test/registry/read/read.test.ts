@@ -2,14 +2,14 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { readBackendName, readFiles } from '../../lib/backend/index.js';
-import { READ_OK, READ_TOO_LARGE } from '../../lib/backend/types.js';
-import { readCandidateFile } from '../../lib/registry/read.js';
-import { hasLiveInteractive, readRecords, scanRegistry, scanRegistryAsync } from '../../lib/index.js';
-import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
-import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
-import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
-import { tokenOf } from '../helpers/tokens.js';
+import { readBackendName, readFiles } from '../../../lib/backend/index.js';
+import { READ_OK, READ_TOO_LARGE } from '../../../lib/backend/types.js';
+import { readCandidateFile } from '../../../lib/registry/read/candidates.js';
+import { hasLiveInteractive, readRecords, scanRegistry, scanRegistryAsync } from '../../../lib/index.js';
+import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
+import { endAll, spawnSleep, type Spawned } from '../../helpers/processes.js';
+import { makeRegistry, sessionRecord, type RegistryFixture } from '../../helpers/registry-fixture.js';
+import { tokenOf } from '../../helpers/tokens.js';
 
 const FAST = { retryDelayMs: 1 };
 

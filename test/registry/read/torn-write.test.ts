@@ -4,11 +4,11 @@
  */
 import { spawn } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scanRegistry } from '../../lib/index.js';
-import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
-import { endAll, spawnSleep, type Spawned } from '../helpers/processes.js';
-import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
-import { tokenOf } from '../helpers/tokens.js';
+import { scanRegistry } from '../../../lib/index.js';
+import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
+import { endAll, spawnSleep, type Spawned } from '../../helpers/processes.js';
+import { makeRegistry, sessionRecord, type RegistryFixture } from '../../helpers/registry-fixture.js';
+import { tokenOf } from '../../helpers/tokens.js';
 
 // Truncates and rewrites the file in two writes (a wider torn window than one), forever.
 const WRITER = `

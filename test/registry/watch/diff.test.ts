@@ -1,9 +1,9 @@
 /** The event rules, on records built by the real parser and verdict code (no files, no processes). */
 import { describe, expect, it } from 'vitest';
-import { parseClaim } from '../../lib/registry/schema.js';
-import type { SessionRecord, Verdict } from '../../lib/registry/types.js';
-import { DEAD_VERDICTS } from '../../lib/registry/types.js';
-import { changedFields, transition } from '../../lib/registry/watch-diff.js';
+import { parseClaim } from '../../../lib/registry/read/schema.js';
+import type { SessionRecord, Verdict } from '../../../lib/registry/types.js';
+import { DEAD_VERDICTS } from '../../../lib/registry/types.js';
+import { changedFields, transition } from '../../../lib/registry/watch/diff.js';
 
 function record(doc: Record<string, unknown>, verdict: Verdict = 'alive'): SessionRecord {
   const claim = parseClaim(Buffer.from(JSON.stringify({ pid: 42, sessionId: 's', ...doc })), '/x/42.json', 42);

@@ -5,9 +5,9 @@
  */
 import { NUMBER_FIELDS, STRING_FIELDS, type LenientFields } from './fields.js';
 import * as lenientZodEager from './lenient-zod.js';
-import { requireBeside } from '../runtime.js';
-import { recordedToken } from '../proc/token.js';
-import { BACKGROUND_KINDS, type SessionRecord, type SkipReason } from './types.js';
+import { requireBeside } from '../../runtime.js';
+import { recordedToken } from '../../proc/token.js';
+import { BACKGROUND_KINDS, type SessionRecord, type SkipReason } from '../types.js';
 
 /** A record before its liveness is known. */
 export type Claim = Omit<SessionRecord, 'verdict' | 'live' | 'interactive'>;

@@ -13,8 +13,8 @@
  */
 import { linkSync, lstatSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { readCandidateFile } from './read.js';
-import { lazyBuiltin } from '../runtime.js';
+import { readCandidateFile } from '../read/candidates.js';
+import { lazyBuiltin } from '../../runtime.js';
 
 // Loaded on first use: node:crypto costs start-up time that readers of the registry never need.
 const crypto = lazyBuiltin<typeof import('node:crypto')>('node:crypto');

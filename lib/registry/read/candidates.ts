@@ -5,12 +5,12 @@
  */
 import { readdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
-import { readFiles } from '../backend/index.js';
-import { META_INO, META_LENGTH, META_MTIME_MS, META_OFFSET, META_SIZE, META_STRIDE } from '../backend/files.js';
-import { READ_MISSING, READ_NOT_REGULAR, READ_OK, READ_SYMLINK, READ_TOO_LARGE } from '../backend/types.js';
-import { isCandidateName } from './config.js';
-import type { SkipReason } from './types.js';
-import { lazyBuiltin } from '../runtime.js';
+import { readFiles } from '../../backend/index.js';
+import { META_INO, META_LENGTH, META_MTIME_MS, META_OFFSET, META_SIZE, META_STRIDE } from '../../backend/files.js';
+import { READ_MISSING, READ_NOT_REGULAR, READ_OK, READ_SYMLINK, READ_TOO_LARGE } from '../../backend/types.js';
+import { isCandidateName } from '../config.js';
+import type { SkipReason } from '../types.js';
+import { lazyBuiltin } from '../../runtime.js';
 
 // Loaded on first use: node:fs/promises pulls in readline and streams, a start-up cost sync readers never need.
 const fsPromises = lazyBuiltin<typeof import('node:fs/promises')>('node:fs/promises');

@@ -5,12 +5,12 @@
  */
 import { existsSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { prune, pruneAsync, readRecords, type SessionRecord } from '../../lib/index.js';
-import { journalName } from '../../lib/registry/prune-aside.js';
-import { BACKENDS, selectBackendForSuite } from '../helpers/backends.js';
-import { endAll, reapedPid, spawnSleep, spawnZombie, type Spawned } from '../helpers/processes.js';
-import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
-import { anotherToken, tokenOf } from '../helpers/tokens.js';
+import { prune, pruneAsync, readRecords, type SessionRecord } from '../../../lib/index.js';
+import { journalName } from '../../../lib/registry/prune/aside.js';
+import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
+import { endAll, reapedPid, spawnSleep, spawnZombie, type Spawned } from '../../helpers/processes.js';
+import { makeRegistry, sessionRecord, type RegistryFixture } from '../../helpers/registry-fixture.js';
+import { anotherToken, tokenOf } from '../../helpers/tokens.js';
 
 const FOREIGN_DOMAIN = 'linux:0123456789abcdef0123456789abcdef:pid:[4026531836]';
 
