@@ -3,7 +3,7 @@
  * spawned here: the caller hands over what the run produced, so every macOS and procps answer can be
  * fed in by a test.
  *
- * Facts this relies on (REGISTRY.md): absent PIDs are simply missing from the output; exit 1 with an
+ * Facts this relies on (docs/macos.md): absent PIDs are simply missing from the output; exit 1 with an
  * empty stderr means none of the PIDs exist; values may be padded with trailing spaces; on macOS a
  * PID outside 1..99999 makes `ps` fail with no output at all (the caller filters those out first).
  */

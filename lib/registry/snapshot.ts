@@ -1,5 +1,5 @@
 /**
- * The snapshot file (CONTRACT.md section 6): one small, versioned JSON document that a statusline in
+ * The snapshot file (docs/watch.md): one small, versioned JSON document that a statusline in
  * bash or Go, or a dashboard that cannot see this host's processes, reads instead of starting Node.
  * Written atomically, so a reader never sees half a document.
  */

@@ -1,4 +1,4 @@
-/** The shapes of the registry API (CONTRACT.md sections 1–5). */
+/** The shapes of the registry API (docs/registry.md, docs/liveness.md). */
 
 export type Verdict = 'alive' | 'unverified' | 'foreign' | 'gone' | 'recycled' | 'zombie';
 

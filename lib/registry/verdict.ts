@@ -1,5 +1,5 @@
 /**
- * Liveness policy: a claim plus what the probe measured → a verdict (CONTRACT.md section 2).
+ * Liveness policy: a claim plus what the probe measured → a verdict (docs/liveness.md).
  * Backends only measure; every decision is here, in one pure function, so the batch path
  * (`judgeClaims`) and the single-claim path (`verdict`) cannot disagree.
  */

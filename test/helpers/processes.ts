@@ -77,7 +77,7 @@ async function until(check: () => boolean, what: string, timeoutMs = 10_000): Pr
 
 /**
  * A zombie: a shell starts a short child, then execs into a long sleep that never reaps it
- * (REGISTRY.md's recipe). Resolves once the child's state is Z. end() ends the parent, after which
+ * (the recipe in docs/registry.md). Resolves once the child's state is Z. end() ends the parent, after which
  * init reaps the zombie.
  */
 export async function spawnZombie(): Promise<Spawned & { zombiePid: number }> {

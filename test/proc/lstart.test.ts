@@ -4,7 +4,7 @@ import { formatLstart, isLstartText, normaliseLstart, parseLstart } from '../../
 
 // Golden values, cross-checked once with GNU `date -u -d @EPOCH +'%a %b %e %H:%M:%S %Y'`.
 const GOLDEN: Array<[number, string]> = [
-  [1794217730, 'Mon Nov  9 09:48:50 2026'], // REGISTRY.md's example: single-digit day, space-padded
+  [1794217730, 'Mon Nov  9 09:48:50 2026'], // docs/macos.md's example: single-digit day, space-padded
   [0, 'Thu Jan  1 00:00:00 1970'],
   [1794268800, 'Tue Nov 10 00:00:00 2026'], // double-digit day
   [1709164800, 'Thu Feb 29 00:00:00 2024'], // leap day

@@ -1,5 +1,5 @@
 /**
- * Prune: deletes the files of provably dead records (CONTRACT.md section 4).
+ * Prune: deletes the files of provably dead records (docs/prune.md).
  *
  * Design — why a live session can never lose its file here:
  * 1. Check. Each record's own file is read safely (no symlink follow, regular files only) and must

@@ -1,5 +1,5 @@
 /**
- * watch (CONTRACT.md section 7): a live view of the registry for pollers, reported as events.
+ * watch (docs/watch.md): a live view of the registry for pollers, reported as events.
  *
  * - File events come from the OS (watch-dirs.ts); they only mark files or folders to look at. A short
  *   debounce later the marked files are re-read (one batch per folder) and diffed.
@@ -110,7 +110,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     return out.sort((a, b) => a.pid - b.pid || (a.path < b.path ? -1 : 1));
   }
 
-  /** The snapshot (CONTRACT.md section 6) of the current view, without touching the files. */
+  /** The snapshot (docs/watch.md) of the current view, without touching the files. */
   snapshot(): Snapshot {
     return snapshotOf(this.records());
   }
@@ -287,7 +287,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
 }
 
 /**
- * Watches the registry (CONTRACT.md section 7): an EventEmitter of `added`, `changed`, `died`,
+ * Watches the registry (docs/watch.md): an EventEmitter of `added`, `changed`, `died`,
  * `removed` (and `change` for all four, `error`, `close`) and an async iterable of the same events.
  * Call `close()` when done: the watcher holds OS watches and timers until then. Failures after the
  * start (a snapshot write, an unexpected read error) are emitted as `error` when someone listens and

@@ -1,5 +1,5 @@
 /**
- * The stress proof of CONTRACT.md section 4: while a child process keeps registering a "new session"
+ * The stress proof of docs/prune.md: while a child process keeps registering a "new session"
  * at the same `<pid>.json` (same PID, the PID's true start token), thousands of prune attempts run on
  * the stale record of that path. After every trial the new session's file must exist with its own
  * content. The same harness run against a naive read-check-unlink prune shows that it does lose
