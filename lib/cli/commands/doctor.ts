@@ -55,12 +55,13 @@ export const doctor: Command = {
   run(ctx) {
     const source: FolderReport['source'] = ctx.configDirs
       ? 'option'
-      : ctx.env.CLAUDE_CONFIG_DIR !== undefined
+      : ctx.env.CLAUDE_CONFIG_DIR // an empty value means unset, as in defaultConfigDir
         ? 'CLAUDE_CONFIG_DIR'
         : 'default';
     const dirs = configDirList(ctx.configDirs, ctx.env);
     const folders = dirs.map((d) => inspectFolder(d, source));
-    const { records, skipped } = scanRegistry(dirs, { env: ctx.env });
+    // A folder that cannot be listed is reported above; the scan reads the others (it would throw).
+    const { records, skipped } = scanRegistry(dirs.filter((_, i) => folders[i]!.error === null), { env: ctx.env });
     const verdicts: Record<string, number> = {};
     for (const r of records) verdicts[r.verdict] = (verdicts[r.verdict] ?? 0) + 1;
     const b = backend();
