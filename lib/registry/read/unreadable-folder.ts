@@ -3,6 +3,7 @@
  * cannot be listed. Its contents are unknown, so no answer about them — above all the guard's "no
  * human here" — may be given (docs/guard.md). A folder that does not exist is an empty registry.
  */
+import { lstatSync } from 'node:fs';
 
 /** `error.code` of a RegistryUnreadableError: stable, for `catch` blocks and scripts. */
 export const REGISTRY_UNREADABLE = 'ERR_REGISTRY_UNREADABLE';
@@ -15,19 +16,29 @@ export class RegistryUnreadableError extends Error {
   /** Why, as the system said it: `EACCES`, `ENOTDIR`, `ELOOP`, `EMFILE`, … */
   readonly reason: string;
 
-  constructor(path: string, cause: unknown) {
+  constructor(path: string, cause: unknown, detail?: string) {
     const reason = (cause as NodeJS.ErrnoException | undefined)?.code ?? 'UNKNOWN';
-    super(`cannot list ${path} (${reason}): the sessions it holds are unknown`, { cause });
+    super(`cannot list ${path} (${reason}${detail ? `: ${detail}` : ''}): the sessions it holds are unknown`, { cause });
     this.path = path;
     this.reason = reason;
   }
 }
 
 /**
- * Turns a failed listing into its meaning: ENOENT (no such folder, or a dangling link to one) is an
- * empty registry; every other failure is a RegistryUnreadableError, never a guessed "empty".
+ * Turns a failed listing into its meaning: ENOENT (no such folder) is an empty registry; every other
+ * failure is a RegistryUnreadableError, never a guessed "empty". So is a `sessions` that is a symbolic
+ * link to nothing: it may name a folder that is only absent for now (an unmounted disk).
  */
 export function listingFailure(path: string, error: unknown): [] {
-  if ((error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT') return [];
-  throw new RegistryUnreadableError(path, error);
+  const missing = (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+  if (missing && !isSymlink(path)) return [];
+  throw new RegistryUnreadableError(path, error, missing ? 'a symbolic link to nothing' : undefined);
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false; // nothing there at all
+  }
 }
