@@ -190,6 +190,15 @@ describe("the README's guard line", () => {
     expect(codes.has(137)).toBe(true); // at least one kill landed mid-run
   });
 
+  it("docs/guard.md's strict line (code and printed answer) deletes on a proven no only", () => {
+    const doc = readFileSync(join(ROOT, 'docs', 'guard.md'), 'utf8');
+    const strict = doc.slice(doc.indexOf('answer=$(cc-sessions'), doc.indexOf('rm -rf ~/.claude-work\n```', doc.indexOf('answer=$(cc-sessions')) + 'rm -rf ~/.claude-work'.length);
+    expect(strict.split('\n')).toHaveLength(2);
+    expect(makeHome(false).run(strict)).toMatchObject({ guard: [1], rm: true, deleted: true });
+    expect(makeHome().run(strict)).toMatchObject({ guard: [0], rm: false });
+    expect(makeHome(false).run(strict, { env: { CC_SESSIONS_BACKEND: 'bogus' } })).toMatchObject({ guard: [4], rm: false });
+  });
+
   it('CLAUDE_CONFIG_DIR= (empty) guards ~/.claude, not ./sessions under the current folder', () => {
     const h = makeHome();
     // ~/.claude holds the human; the current folder has an empty sessions/ of its own.
