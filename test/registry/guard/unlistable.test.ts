@@ -92,6 +92,10 @@ describe.each(BACKENDS)('an unlistable sessions/ folder (%s backend)', (backendN
             expect({ status: r.status, stdout: r.stdout }, command).toEqual({ status: 1, stdout: '' });
             expect(r.stderr).toBe(`cc-sessions: cannot list ${reg.sessions} (EACCES): the sessions it holds are unknown\n`);
           }
+          // watch cannot give a first view either: it throws at once and leaves no OS watch holding it open.
+          const watching = cliAsNobody(cli, ['watch', '--interval', '1000', '--config-dir', reg.configDir]);
+          expect({ status: watching.status, stdout: watching.stdout }).toEqual({ status: 1, stdout: '' });
+          expect(watching.stderr).toMatch(/^cc-sessions: cannot list [^\n]+ \(EACCES\): the sessions it holds are unknown\n$/);
           const doctor = JSON.parse(cliAsNobody(cli, ['doctor', '--json', '--config-dir', reg.configDir]).stdout);
           expect(doctor.folders).toMatchObject([{ exists: true, error: 'EACCES' }]);
         } finally {
