@@ -1,6 +1,7 @@
 /**
  * Where the registry lives: the config dir(s), their `sessions/` folders, and which file names are
- * candidates. Pure except for the realpath used to read a shared folder once.
+ * candidates. Pure except for the realpath used to read a shared folder once, and the passwd lookup
+ * when HOME is empty.
  */
 import { realpathSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
@@ -31,7 +32,7 @@ function homeDir(): string {
     // no passwd entry for this user
   }
   if (fromPasswd === '') {
-    throw new Error('HOME is empty and this user has no home folder: name the config dir (CLAUDE_CONFIG_DIR or configDirs)');
+    throw new Error('HOME is empty and this user has no home folder: name the config dir (CLAUDE_CONFIG_DIR, configDirs)');
   }
   return fromPasswd;
 }
@@ -58,7 +59,8 @@ export function pidFromName(name: string): number | undefined {
 
 function configDirList(configDirs: ConfigDirs, env: NodeJS.ProcessEnv | undefined): readonly string[] {
   if (configDirs === undefined) return [defaultConfigDir(env)];
-  const list: readonly unknown[] = typeof configDirs === 'string' ? [configDirs] : Array.isArray(configDirs) ? configDirs : [null];
+  const list: readonly unknown[] =
+    typeof configDirs === 'string' ? [configDirs] : Array.isArray(configDirs) ? configDirs : [configDirs];
   if (list.some((d) => typeof d !== 'string')) {
     throw new TypeError('configDirs must be a string, an array of strings, or undefined');
   }

@@ -7,11 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as lib from '../../../lib/index.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../../helpers/registry-fixture.js';
 import { endAll, spawnSleep, type Spawned } from '../../helpers/processes.js';
+import { READERS } from './as-nobody.js';
 
-const READERS = [
-  'hasLiveInteractive', 'hasLiveInteractiveAsync', 'liveInteractiveRecords', 'liveInteractiveRecordsAsync',
-  'liveRecords', 'liveRecordsAsync', 'readRecords', 'readRecordsAsync', 'scanRegistry', 'scanRegistryAsync',
-] as const;
 type Reader = (configDirs?: unknown, options?: unknown) => unknown;
 
 let reg: RegistryFixture;
