@@ -14,6 +14,7 @@ import type { ConfigDirs } from './types.js';
  * happens to run in, and a guard would answer for the wrong folder (docs/guard.md).
  */
 export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (typeof env !== 'object' || env === null) throw new TypeError('defaultConfigDir(env): env must be an object like process.env');
   const configured: unknown = env.CLAUDE_CONFIG_DIR;
   if (configured !== undefined && typeof configured !== 'string') {
     throw new TypeError('defaultConfigDir(env): env.CLAUDE_CONFIG_DIR must be a string or undefined');

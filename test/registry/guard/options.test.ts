@@ -97,6 +97,7 @@ describe('order of checks', () => {
 
   it('defaultConfigDir rejects a CLAUDE_CONFIG_DIR that is not a string, and reads an empty one as unset', () => {
     expect(() => lib.defaultConfigDir({ CLAUDE_CONFIG_DIR: 5 as unknown as string })).toThrow(TypeError);
+    expect(() => lib.defaultConfigDir(null as unknown as NodeJS.ProcessEnv)).toThrow(/env must be an object/);
     expect(lib.defaultConfigDir({ CLAUDE_CONFIG_DIR: '' })).toBe(lib.defaultConfigDir({}));
     expect(lib.defaultConfigDir({})).toMatch(/^\/.*\/\.claude$/);
   });
