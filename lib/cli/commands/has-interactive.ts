@@ -53,7 +53,7 @@ function say(text: string, oneLine = true): void {
 
 export const hasInteractive: Command = {
   name: 'has-interactive',
-  summary: 'exit 0 when a live interactive session exists, 1 only when provably none (prints nothing)',
+  summary: 'exit 0 when a live interactive session exists, 1 only when provably none, ≥ 2 when it cannot tell',
   usage: 'has-interactive [--verbose] [options]',
   plain: true,
   details: `
