@@ -8,6 +8,7 @@ import { scanRegistry } from '../../registry/read/scan.js';
 import { sessionsDir } from '../../registry/config.js';
 import { isCandidateName } from '../../registry/config.js';
 import { isWsl, ourPidDomain } from '../../registry/domain.js';
+import { unlistable } from '../../registry/read/unreadable-folder.js';
 import type { Command } from '../command.js';
 import { out } from '../output.js';
 import { readVersion } from '../version.js';
@@ -34,10 +35,11 @@ function inspectFolder(configDir: string, source: FolderReport['source']): Folde
     }
     report.exists = true;
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT') {
-      report.exists = code !== 'ENOTDIR';
-      report.error = code ?? String(e);
+    // As the readers judge it (a link to nothing is unreadable, not missing).
+    const unreadable = unlistable(dir, e);
+    if (unreadable) {
+      report.exists = unreadable.reason !== 'ENOTDIR';
+      report.error = unreadable.reason;
     }
   }
   return report;

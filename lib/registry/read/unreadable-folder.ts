@@ -25,14 +25,21 @@ export class RegistryUnreadableError extends Error {
 }
 
 /**
- * Turns a failed listing into its meaning: ENOENT (no such folder) is an empty registry; every other
- * failure is a RegistryUnreadableError, never a guessed "empty". So is a `sessions` that is a symbolic
- * link to nothing: it may name a folder that is only absent for now (an unmounted disk).
+ * What a failed listing means: undefined for ENOENT (no such folder: an empty registry), else the
+ * RegistryUnreadableError to throw, never a guessed "empty". A `sessions` that is a symbolic link to
+ * nothing is unreadable too: it may name a folder that is only absent for now (an unmounted disk).
  */
-export function listingFailure(path: string, error: unknown): [] {
+export function unlistable(path: string, error: unknown): RegistryUnreadableError | undefined {
   const missing = (error as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
-  if (missing && !isSymlink(path)) return [];
-  throw new RegistryUnreadableError(path, error, missing ? 'a symbolic link to nothing' : undefined);
+  if (missing && !isSymlink(path)) return undefined;
+  return new RegistryUnreadableError(path, error, missing ? 'a symbolic link to nothing' : undefined);
+}
+
+/** For a listing's catch block: an empty registry, or the throw. */
+export function listingFailure(path: string, error: unknown): [] {
+  const unreadable = unlistable(path, error);
+  if (unreadable) throw unreadable;
+  return [];
 }
 
 function isSymlink(path: string): boolean {

@@ -165,6 +165,10 @@ describe.each(BACKENDS)('an unlistable sessions/ folder (%s backend)', (backendN
         symlinkSync(join(linked.configDir, 'unmounted', 'sessions'), join(dangling, 'sessions'));
         await expect(readRecordsAsync(dangling, FAST)).rejects.toMatchObject({ reason: 'ENOENT', message: expect.stringContaining('a symbolic link to nothing') });
         expect(runCli(cli, ['has-interactive', '--config-dir', dangling]).status).toBe(3);
+        // doctor judges the folder as the readers do, and still reports.
+        const doctor = runCli(cli, ['doctor', '--json', '--config-dir', dangling, '--config-dir', loop]);
+        expect(doctor.status).toBe(0);
+        expect(JSON.parse(doctor.stdout).folders.map((f: { error: string }) => f.error)).toEqual(['ENOENT', 'ELOOP']);
       } finally {
         linked.remove();
         reg.remove();
