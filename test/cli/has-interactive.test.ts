@@ -87,6 +87,13 @@ describe('has-interactive exit codes', () => {
         expect(r.stderr).toMatch(/^cc-sessions: CC_SESSIONS_BACKEND must be one of native, js, ps \(got "bogus"\)\n$/);
       }
     }
+    // Also where no file needs a probe: a misconfigured guard fails the same way on every folder.
+    const emptyDir = mkdtempSync(join(tmpdir(), 'ccs-hi-empty-'));
+    try {
+      expect(runCli(cli, ['has-interactive', '--config-dir', emptyDir], { env: cliEnv({ CC_SESSIONS_BACKEND: 'bogus' }) }).status).toBe(4);
+    } finally {
+      rmSync(emptyDir, { recursive: true, force: true });
+    }
     // CC_SESSIONS_DEBUG adds the stack, after the one line.
     const debug = runCli(cli, ['has-interactive', '--config-dir', human.configDir], { env: cliEnv({ CC_SESSIONS_BACKEND: 'bogus', CC_SESSIONS_DEBUG: '1' }) });
     expect(debug.status).toBe(4);

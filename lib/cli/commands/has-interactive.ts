@@ -3,6 +3,7 @@
  * its exit code, as grep's is: 0 yes, 1 only for a real "no", anything else means "do not delete"
  * (docs/guard.md). Silent unless asked.
  */
+import { backend } from '../../backend/index.js';
 import { UsageError } from '../args.js';
 import { hasLiveInteractive, hasLiveInteractiveIn } from '../../registry/guards.js';
 import { scanRegistry } from '../../registry/read/scan.js';
@@ -15,6 +16,9 @@ import { err, out } from '../output.js';
 export const GUARD_EXIT = Object.freeze({ yes: 0, no: 1, usage: 2, cannotTell: 3, error: 4 });
 
 function answer(ctx: Context): number {
+  // The backend is chosen before the folder is read: a bad CC_SESSIONS_BACKEND is an error (4) even
+  // where no file needs a probe, so a misconfigured guard fails the same way on every folder.
+  backend();
   const options = { env: ctx.env };
   if (!ctx.json && !ctx.flags.verbose) return hasLiveInteractive(ctx.configDirs, options) ? GUARD_EXIT.yes : GUARD_EXIT.no;
 
