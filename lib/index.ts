@@ -15,6 +15,7 @@ export {
   hasLiveInteractive,
   hasLiveInteractiveAsync,
 } from './registry/guards.js';
+export { RegistryUnreadableError, REGISTRY_UNREADABLE } from './registry/read/unreadable-folder.js';
 export { verdict, isLive } from './registry/verdict.js';
 export { BACKGROUND_KINDS, DEAD_VERDICTS } from './registry/types.js';
 export type {

@@ -17,6 +17,23 @@ uint8_t OpenErrorStatus(int err) {
   return kReadUnreadable;
 }
 
+// A failed openat of a name in an open folder: a socket cannot be opened at all (ENXIO; EOPNOTSUPP on
+// macOS) and a device may refuse (EACCES, ENXIO), so the file type decides, not the errno. Only a
+// regular file that cannot be opened is unreadable.
+uint8_t OpenFailureStatus(int dirfd, const char* name, int err) {
+  const uint8_t status = OpenErrorStatus(err);
+  if (status != kReadUnreadable) return status;
+  struct stat st;
+  int r;
+  do {
+    r = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW);
+  } while (r != 0 && errno == EINTR);
+  if (r != 0) return errno == ENOENT ? kReadMissing : kReadUnreadable;
+  if (S_ISLNK(st.st_mode)) return kReadSymlink;
+  if (!S_ISREG(st.st_mode)) return kReadNotRegular;
+  return kReadUnreadable;
+}
+
 double MtimeMs(const struct stat& st) {
 #ifdef __APPLE__
   return static_cast<double>(st.st_mtimespec.tv_sec) * 1000.0 + static_cast<double>(st.st_mtimespec.tv_nsec) / 1e6;
@@ -109,7 +126,7 @@ void ReadFilesAt(const char* dir, const char* names, size_t names_len, size_t co
       buf[len] = '\0';
       int fd = OpenRetry(dirfd, buf, flags);
       if (fd < 0) {
-        status[i] = OpenErrorStatus(errno);
+        status[i] = OpenFailureStatus(dirfd, buf, errno);
       } else {
         status[i] = ReadOne(fd, max_bytes, m, out);
         close(fd);

@@ -4,7 +4,7 @@
  * (openat + fstat + read per file); the pure-JS twin below has the same signature and answers.
  * The backend facade (index.ts) picks one together with the probe, so both always agree.
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, lstatSync, openSync, readSync } from 'node:fs';
 import { join } from 'node:path';
 import { READ_MISSING, READ_NOT_REGULAR, READ_OK, READ_SYMLINK, READ_TOO_LARGE, READ_UNREADABLE } from './types.js';
 
@@ -33,11 +33,21 @@ export interface NativeReader {
 
 const FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0);
 
-function openError(err: unknown): number {
+function openError(err: unknown, path: string): number {
   const code = (err as NodeJS.ErrnoException).code;
   // O_NOFOLLOW on a symlink fails with ELOOP (EMLINK on some BSDs).
   if (code === 'ELOOP' || code === 'EMLINK') return READ_SYMLINK;
   if (code === 'ENOENT' || code === 'ENOTDIR') return READ_MISSING;
+  // A socket cannot be opened at all (ENXIO; EOPNOTSUPP on macOS), a device may refuse (EACCES, ENXIO):
+  // what the name is, not why open failed, decides. Only a regular file we cannot open is `unreadable`.
+  try {
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    if (st === undefined) return READ_MISSING;
+    if (st.isSymbolicLink()) return READ_SYMLINK;
+    if (!st.isFile()) return READ_NOT_REGULAR;
+  } catch {
+    // cannot even lstat it: unknown, so unreadable (the guard's conservative side)
+  }
   return READ_UNREADABLE;
 }
 
@@ -51,11 +61,12 @@ export const jsReadFiles: ReadFiles = (dir, names, maxBytes) => {
   for (let i = 0; i < count; i++) {
     const m = i * META_STRIDE;
     meta[m + META_OFFSET] = used;
+    const path = join(dir, names[i]!);
     let fd: number;
     try {
-      fd = openSync(join(dir, names[i]!), FLAGS);
+      fd = openSync(path, FLAGS);
     } catch (err) {
-      status[i] = openError(err);
+      status[i] = openError(err, path);
       continue;
     }
     try {

@@ -1,15 +1,41 @@
 /**
  * Where the registry lives: the config dir(s), their `sessions/` folders, and which file names are
- * candidates. Pure except for the realpath used to read a shared folder once.
+ * candidates. Pure except for the realpath used to read a shared folder once, and the passwd lookup
+ * when HOME is empty.
  */
 import { realpathSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, userInfo } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { ConfigDirs } from './types.js';
 
-/** `CLAUDE_CONFIG_DIR`, else `~/.claude`, NFC-normalised as Claude Code does (`??`: an empty value is kept). */
+/**
+ * `CLAUDE_CONFIG_DIR`, else `~/.claude`, NFC-normalised as Claude Code does. An empty value means unset
+ * (an empty HOME too): otherwise the default would be `./sessions` under whatever folder the caller
+ * happens to run in, and a guard would answer for the wrong folder (docs/guard.md).
+ */
 export function defaultConfigDir(env: NodeJS.ProcessEnv = process.env): string {
-  return (env.CLAUDE_CONFIG_DIR ?? join(homedir(), '.claude')).normalize('NFC');
+  if (typeof env !== 'object' || env === null) throw new TypeError('defaultConfigDir(env): env must be an object like process.env');
+  const configured: unknown = env.CLAUDE_CONFIG_DIR;
+  if (configured !== undefined && typeof configured !== 'string') {
+    throw new TypeError('defaultConfigDir(env): env.CLAUDE_CONFIG_DIR must be a string or undefined');
+  }
+  return (configured || join(homeDir(), '.claude')).normalize('NFC');
+}
+
+/** `os.homedir()`, which is `$HOME` even when empty; then the passwd entry, as with HOME unset. */
+function homeDir(): string {
+  const home = homedir();
+  if (home !== '') return home;
+  let fromPasswd = '';
+  try {
+    fromPasswd = userInfo().homedir;
+  } catch {
+    // no passwd entry for this user
+  }
+  if (fromPasswd === '') {
+    throw new Error('HOME is empty and this user has no home folder: name the config dir (CLAUDE_CONFIG_DIR, configDirs)');
+  }
+  return fromPasswd;
 }
 
 /** `<configDir>/sessions`. */
@@ -32,13 +58,18 @@ export function pidFromName(name: string): number | undefined {
   return Number.isSafeInteger(pid) ? pid : undefined;
 }
 
-function configDirList(configDirs: ConfigDirs, env: NodeJS.ProcessEnv): readonly string[] {
+function configDirList(configDirs: ConfigDirs, env: NodeJS.ProcessEnv | undefined): readonly string[] {
   if (configDirs === undefined) return [defaultConfigDir(env)];
-  if (typeof configDirs === 'string') return [configDirs];
-  if (!Array.isArray(configDirs) || configDirs.some((d) => typeof d !== 'string')) {
+  const list: readonly unknown[] =
+    typeof configDirs === 'string' ? [configDirs] : Array.isArray(configDirs) ? configDirs : [configDirs];
+  if (list.some((d) => typeof d !== 'string')) {
     throw new TypeError('configDirs must be a string, an array of strings, or undefined');
   }
-  return configDirs;
+  // '' would resolve to the current folder, and no path holds a NUL: both are mistakes, not folders.
+  if (list.some((d) => d === '' || (d as string).includes('\0'))) {
+    throw new TypeError('configDirs: each config dir must be a non-empty path without NUL characters');
+  }
+  return list as readonly string[];
 }
 
 function realKey(dir: string): string {

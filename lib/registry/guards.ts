@@ -1,6 +1,8 @@
 /**
  * The questions callers ask of the registry: which sessions are live, which are human, and the guard
- * for deleting or renaming a profile, which errs towards "someone may be here".
+ * for deleting or renaming a profile, which errs towards "someone may be here". Each answers yes, no,
+ * or — for a `sessions/` folder that exists but cannot be listed — throws RegistryUnreadableError:
+ * an unlistable folder is never read as an empty one (docs/guard.md).
  */
 import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkipReason } from './types.js';
 // The live-only scan skips parsing provably dead local claims: these questions never need them.
@@ -49,6 +51,11 @@ export function hasLiveInteractiveIn(scan: ScanResult): boolean {
   return unknown.length > 0 && judgeVerdicts(unknown).some((v) => !DEAD_VERDICTS.has(v));
 }
 
+/**
+ * The guard: true when a human may be using the profile, false only when none can be. Throws
+ * RegistryUnreadableError (code ERR_REGISTRY_UNREADABLE) when a folder cannot be listed, and a
+ * TypeError for a bad argument: a caller that deletes only on `false` fails closed either way.
+ */
 export function hasLiveInteractive(configDirs?: ConfigDirs, options?: ReadOptions): boolean {
   return hasLiveInteractiveIn(scanLive(configDirs, options));
 }

@@ -40,9 +40,9 @@ describe('pidDomain', () => {
 });
 
 describe('config dirs and candidate names', () => {
-  it('defaultConfigDir uses ?? and NFC', () => {
+  it('defaultConfigDir: CLAUDE_CONFIG_DIR NFC-normalised, an empty one means unset', () => {
     expect(defaultConfigDir({ CLAUDE_CONFIG_DIR: '/x/cafe\u0301' })).toBe('/x/caf\u00e9');
-    expect(defaultConfigDir({ CLAUDE_CONFIG_DIR: '' })).toBe('');
+    expect(defaultConfigDir({ CLAUDE_CONFIG_DIR: '' })).toBe(defaultConfigDir({}));
     expect(defaultConfigDir({ HOME: '/h' })).toMatch(/\.claude$/);
     expect(sessionsDir('/c')).toBe('/c/sessions');
   });

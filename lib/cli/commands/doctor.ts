@@ -8,6 +8,7 @@ import { scanRegistry } from '../../registry/read/scan.js';
 import { sessionsDir } from '../../registry/config.js';
 import { isCandidateName } from '../../registry/config.js';
 import { isWsl, ourPidDomain } from '../../registry/domain.js';
+import { unlistable } from '../../registry/read/unreadable-folder.js';
 import type { Command } from '../command.js';
 import { out } from '../output.js';
 import { readVersion } from '../version.js';
@@ -34,10 +35,11 @@ function inspectFolder(configDir: string, source: FolderReport['source']): Folde
     }
     report.exists = true;
   } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code;
-    if (code !== 'ENOENT') {
-      report.exists = code !== 'ENOTDIR';
-      report.error = code ?? String(e);
+    // As the readers judge it (a link to nothing is unreadable, not missing).
+    const unreadable = unlistable(dir, e);
+    if (unreadable) {
+      report.exists = unreadable.reason !== 'ENOTDIR';
+      report.error = unreadable.reason;
     }
   }
   return report;
@@ -55,12 +57,13 @@ export const doctor: Command = {
   run(ctx) {
     const source: FolderReport['source'] = ctx.configDirs
       ? 'option'
-      : ctx.env.CLAUDE_CONFIG_DIR !== undefined
+      : ctx.env.CLAUDE_CONFIG_DIR // an empty value means unset, as in defaultConfigDir
         ? 'CLAUDE_CONFIG_DIR'
         : 'default';
     const dirs = configDirList(ctx.configDirs, ctx.env);
     const folders = dirs.map((d) => inspectFolder(d, source));
-    const { records, skipped } = scanRegistry(dirs, { env: ctx.env });
+    // A folder that cannot be listed is reported above; the scan reads the others (it would throw).
+    const { records, skipped } = scanRegistry(dirs.filter((_, i) => folders[i]!.error === null), { env: ctx.env });
     const verdicts: Record<string, number> = {};
     for (const r of records) verdicts[r.verdict] = (verdicts[r.verdict] ?? 0) + 1;
     const b = backend();

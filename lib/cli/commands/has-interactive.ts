@@ -1,46 +1,92 @@
 /**
- * `cc-sessions has-interactive`: a guard for scripts that delete or rename a profile. Exit 0 when a
- * human may be using it, 1 when not; silent unless asked.
+ * `cc-sessions has-interactive`: a guard for scripts that delete or rename a profile. Its answer is
+ * its exit code, as grep's is: 0 yes, 1 only for a real "no", anything else means "do not delete"
+ * (docs/guard.md). Silent unless asked.
  */
+import { backend } from '../../backend/index.js';
+import { UsageError } from '../args.js';
 import { hasLiveInteractive, hasLiveInteractiveIn } from '../../registry/guards.js';
 import { scanRegistry } from '../../registry/read/scan.js';
-import type { Command } from '../command.js';
-import { out } from '../output.js';
+import { RegistryUnreadableError } from '../../registry/read/unreadable-folder.js';
+import type { Command, Context } from '../command.js';
+import { printable } from '../format.js';
+import { err, out } from '../output.js';
+
+/** The exit codes. Usage errors (2) are the CLI's own; every failure here is ≥ 2, never 1. */
+export const GUARD_EXIT = Object.freeze({ yes: 0, no: 1, usage: 2, cannotTell: 3, error: 4 });
+
+function answer(ctx: Context): number {
+  // The backend is chosen before the folder is read: a bad CC_SESSIONS_BACKEND is an error (4) even
+  // where no file needs a probe, so a misconfigured guard fails the same way on every folder.
+  backend();
+  const options = { env: ctx.env };
+  if (!ctx.json && !ctx.flags.verbose) return hasLiveInteractive(ctx.configDirs, options) ? GUARD_EXIT.yes : GUARD_EXIT.no;
+
+  // One scan explains the answer; each skipped file is judged by the guard's own rule.
+  const scan = scanRegistry(ctx.configDirs, options);
+  const yes = hasLiveInteractiveIn(scan);
+  const code = yes ? GUARD_EXIT.yes : GUARD_EXIT.no;
+  const pids = scan.records.filter((r) => r.live && r.interactive).map((r) => r.pid);
+  const unreadableLivePids = scan.skipped
+    .filter((s) => hasLiveInteractiveIn({ records: [], skipped: [s] }))
+    .map((s) => s.pid);
+  // The answer is known now: a reader of stdout that goes away (EPIPE ends the process) must not change it.
+  process.exitCode = code;
+  if (ctx.json) {
+    out(JSON.stringify({ interactive: yes, pids, unreadableLivePids }) + '\n');
+  } else if (yes) {
+    const why = [
+      pids.length > 0 ? `live interactive session PID ${pids.join(', ')}` : '',
+      unreadableLivePids.length > 0 ? `unreadable file of live PID ${unreadableLivePids.join(', ')}` : '',
+    ].filter(Boolean);
+    out(`yes: ${why.join('; ')}\n`);
+  } else {
+    out('no: no live interactive session\n');
+  }
+  return code;
+}
+
+/** One line on stderr; a stderr that fails too must not turn the exit code into Node's 1. */
+function say(text: string, oneLine = true): void {
+  try {
+    err(oneLine ? `cc-sessions: ${printable(text)}\n` : text + '\n');
+  } catch {
+    // nothing left to tell it on: the exit code still does
+  }
+}
 
 export const hasInteractive: Command = {
   name: 'has-interactive',
-  summary: 'exit 0 when a live interactive session exists, 1 when none (prints nothing)',
+  summary: 'exit 0 when a live interactive session exists, 1 only when provably none, ≥ 2 when it cannot tell',
   usage: 'has-interactive [--verbose] [options]',
   plain: true,
   details: `
 Yes also when a candidate file could not be read but its PID is alive: it may be a human session whose
 file was caught mid-write, and a guard must not guess "no".
---json prints {"interactive": BOOLEAN, "pids": [PID...], "unreadableLivePids": [PID...]}.`,
+--json prints {"interactive": BOOLEAN, "pids": [PID...], "unreadableLivePids": [PID...]}.
+
+Exit codes (delete only on exactly 1):
+  0  yes: a live interactive session (or an unreadable file of a live PID)
+  1  no: no live interactive session, proven
+  2  usage error (unknown option, missing value)
+  3  cannot tell: a sessions folder exists but cannot be listed (one line on stderr)
+  4  any other error, e.g. a bad CC_SESSIONS_BACKEND (one line on stderr)
+Example: cc-sessions has-interactive --config-dir DIR; [ $? -eq 1 ] && rm -rf DIR`,
   flags: {
     verbose: { type: 'boolean', short: 'v', help: 'say yes or no, and why' },
   },
   run(ctx) {
-    const options = { env: ctx.env };
-    if (!ctx.json && !ctx.flags.verbose) return hasLiveInteractive(ctx.configDirs, options) ? 0 : 1;
-
-    // One scan explains the answer; each skipped file is judged by the guard's own rule.
-    const scan = scanRegistry(ctx.configDirs, options);
-    const yes = hasLiveInteractiveIn(scan);
-    const pids = scan.records.filter((r) => r.live && r.interactive).map((r) => r.pid);
-    const unreadableLivePids = scan.skipped
-      .filter((s) => hasLiveInteractiveIn({ records: [], skipped: [s] }))
-      .map((s) => s.pid);
-    if (ctx.json) {
-      out(JSON.stringify({ interactive: yes, pids, unreadableLivePids }) + '\n');
-    } else if (yes) {
-      const why = [
-        pids.length > 0 ? `live interactive session PID ${pids.join(', ')}` : '',
-        unreadableLivePids.length > 0 ? `unreadable file of live PID ${unreadableLivePids.join(', ')}` : '',
-      ].filter(Boolean);
-      out(`yes: ${why.join('; ')}\n`);
-    } else {
-      out('no: no live interactive session\n');
+    try {
+      return answer(ctx);
+    } catch (error) {
+      if (error instanceof UsageError) throw error;
+      if (error instanceof RegistryUnreadableError) {
+        say(`cannot tell: ${error.message}`);
+        return GUARD_EXIT.cannotTell;
+      }
+      say(error instanceof Error ? error.message : String(error));
+      if (ctx.env.CC_SESSIONS_DEBUG && error instanceof Error && error.stack) say(error.stack, false);
+      return GUARD_EXIT.error;
     }
-    return yes ? 0 : 1;
   },
 };

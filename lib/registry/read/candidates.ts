@@ -11,6 +11,7 @@ import { READ_MISSING, READ_NOT_REGULAR, READ_OK, READ_SYMLINK, READ_TOO_LARGE }
 import { isCandidateName } from '../config.js';
 import type { SkipReason } from '../types.js';
 import { lazyBuiltin } from '../../runtime.js';
+import { listingFailure } from './unreadable-folder.js';
 
 // Loaded on first use: node:fs/promises pulls in readline and streams, a start-up cost sync readers never need.
 const fsPromises = lazyBuiltin<typeof import('node:fs/promises')>('node:fs/promises');
@@ -57,21 +58,26 @@ export function readCandidateFile(path: string): CandidateRead {
   return readBatch(dirname(path), [basename(path)])(0);
 }
 
-/** Candidate names in a folder; a missing or unreadable folder is an empty registry. */
+/**
+ * Candidate names in a folder. A missing folder is an empty registry; one that exists but cannot be
+ * listed (EACCES, ENOTDIR, ELOOP, …) throws RegistryUnreadableError: its sessions are unknown, not none.
+ */
 export function listCandidates(dir: string): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
-  } catch {
-    return [];
+  } catch (error) {
+    return listingFailure(dir, error);
   }
   return names.filter(isCandidateName);
 }
 
 export async function listCandidatesAsync(dir: string): Promise<string[]> {
+  let names: string[];
   try {
-    return (await fsPromises().readdir(dir)).filter(isCandidateName);
-  } catch {
-    return [];
+    names = await fsPromises().readdir(dir);
+  } catch (error) {
+    return listingFailure(dir, error);
   }
+  return names.filter(isCandidateName);
 }

@@ -11,13 +11,13 @@ import { META_LENGTH, META_OFFSET, META_STRIDE } from '../../backend/files.js';
 import { READ_OK } from '../../backend/types.js';
 import { pidFromName, resolveSessionsDirs } from '../config.js';
 import { listCandidates, listCandidatesAsync, MAX_RECORD_BYTES, readFailure } from './candidates.js';
+import { checkReadOptions } from './options.js';
 import { parseClaimText, type Claim } from './schema.js';
 import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkippedCandidate, SkipReason } from '../types.js';
 import { domainFacts, isProvablyLocalText, type DomainFacts } from '../domain.js';
 import { judgeClaims, measurePids, PID_MAX, type Measurement } from '../verdict.js';
 
-/** Claude Code's own reader pauses 25 ms before its one re-read. */
-export const DEFAULT_RETRY_DELAY_MS = 25;
+export { DEFAULT_RETRY_DELAY_MS } from './options.js';
 
 /** 'dead': a live-only scan found the PID gone or a zombie and the text provably local, and skipped parsing it. */
 type Outcome = Claim | SkipReason | 'missing' | 'dead';
@@ -91,21 +91,6 @@ function readOutcomes(dir: string, names: readonly string[], liveOnly = false): 
   return { outcomes, measured };
 }
 
-function retryDelay(options: ReadOptions | undefined): number {
-  const ms = options?.retryDelayMs ?? DEFAULT_RETRY_DELAY_MS;
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) {
-    throw new TypeError('options.retryDelayMs must be a finite number ≥ 0');
-  }
-  return ms;
-}
-
-function checkOptions(options: unknown): ReadOptions | undefined {
-  if (options !== undefined && (options === null || typeof options !== 'object')) {
-    throw new TypeError('options must be an object or undefined');
-  }
-  return options as ReadOptions | undefined;
-}
-
 function needsRetry(folders: readonly Folder[]): boolean {
   return folders.some((f) => f.outcomes.includes('unparseable'));
 }
@@ -158,9 +143,8 @@ function finish(folders: readonly Folder[]): ScanResult {
 }
 
 function scan(configDirs: ConfigDirs, options: ReadOptions | undefined, liveOnly: boolean): ScanResult {
-  const opts = checkOptions(options);
-  const delay = retryDelay(opts);
-  const folders: Folder[] = resolveSessionsDirs(configDirs, opts?.env).map((dir) => {
+  const { retryDelayMs: delay, env } = checkReadOptions(options);
+  const folders: Folder[] = resolveSessionsDirs(configDirs, env).map((dir) => {
     const names = listCandidates(dir);
     return { dir, names, ...readOutcomes(dir, names, liveOnly) };
   });
@@ -219,9 +203,8 @@ export async function scanLiveAsync(configDirs?: ConfigDirs, options?: ReadOptio
 }
 
 async function scanAsync(configDirs: ConfigDirs, options: ReadOptions | undefined, liveOnly: boolean): Promise<ScanResult> {
-  const opts = checkOptions(options);
-  const delay = retryDelay(opts);
-  const dirs = resolveSessionsDirs(configDirs, opts?.env);
+  const { retryDelayMs: delay, env } = checkReadOptions(options);
+  const dirs = resolveSessionsDirs(configDirs, env);
   const lists = await Promise.all(dirs.map(listCandidatesAsync));
   const folders: Folder[] = [];
   for (let i = 0; i < dirs.length; i++) {

@@ -84,7 +84,13 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     // The first view is read now, so records() and snapshot() answer at once; its `added` events are
     // emitted on the next turn, after the caller has attached listeners or started iterating.
     for (const d of this.dirs) this.rescan.add(d);
-    const initial = this.collect();
+    let initial: WatchEvent[];
+    try {
+      initial = this.collect();
+    } catch (err) {
+      this.close(); // a folder that cannot be listed (RegistryUnreadableError): release the OS watches
+      throw err;
+    }
     if (options.initial !== false && initial.length > 0) {
       setImmediate(() => {
         if (!this.closed) this.emitAll(initial);

@@ -128,10 +128,11 @@ describe.each(BACKENDS)('safe reads (%s backend)', (backendName) => {
     expect(scanRegistry(reg.configDir, FAST)).toEqual({ records: [], skipped: [] });
   });
 
-  it('treats a missing folder, or a config dir that is a file, as an empty registry', () => {
+  it('treats a missing folder as an empty registry, and a config dir that is a file as unreadable', () => {
     expect(scanRegistry(reg.path('nope'), FAST)).toEqual({ records: [], skipped: [] });
     writeFileSync(reg.path('file'), 'x');
-    expect(scanRegistry(reg.path('file'), FAST)).toEqual({ records: [], skipped: [] });
+    // Not a folder at all: what it holds is unknown, not nothing (test/registry/guard/ covers the rest).
+    expect(() => scanRegistry(reg.path('file'), FAST)).toThrow(expect.objectContaining({ code: 'ERR_REGISTRY_UNREADABLE', reason: 'ENOTDIR' }));
   });
 
   it('guards: an unreadable candidate of a live PID counts as a possible human', () => {
