@@ -87,8 +87,8 @@ describe('readPsRun', () => {
  * ps/keyword.c, print.c): PID right-aligned in 5 columns, STAT left-aligned in 4 (longer ones overflow),
  * lstart strftime `%c` left-aligned in 28, so every line ends in spaces. STAT is one of `RUSITH?` (`?`
  * when ps cannot read the task, e.g. another user's), or T / Z from p_stat, then the flags `<` `N` `X`
- * (traced) `E` (exiting) `V` `L` `s` `+`. Output is sorted by PID; a PID that does not exist is simply
- * missing. Facts: docs/macos.md.
+ * (traced) `E` (exiting) `V` `L` `s` `+`. Output is sorted by terminal, then PID; a PID that does not
+ * exist is simply missing. Facts: docs/macos.md.
  */
 const BSD = [
   '    1 Ss   Tue Dec  1 00:00:00 2026    ',
