@@ -5,18 +5,11 @@
  * reaped) between kill and the stat read must come out `gone`, while hidepid (kill says EPERM, stat is
  * unreadable) stays `unverified`. Real processes are covered in test/backend/probe.test.ts.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { linuxProbeInto } from '../../lib/backend/js-linux.js';
 import { STATE_NAMES } from '../../lib/backend/types.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
-const hasGxx = spawnSync('g++', ['--version']).status === 0;
+import { compileDriver, hasGxx, type Driver } from '../helpers/cxx-driver.js';
 
 const EPERM = 1;
 const ESRCH = 3;
@@ -113,16 +106,13 @@ function runJs(c: Case): Outcome {
   return { state: STATE_NAMES[states[0]!]!, token: Number.isNaN(tokens[0]) ? undefined : tokens[0], kills, reads };
 }
 
-let dir: string;
-let driver: string;
+let driver: Driver;
 
 function runNative(cases: Case[]): Outcome[] {
   // One case per line: a newline inside a command name travels as the two characters `\n`.
   const input = cases.map((c) => `${c.pid}\t${c.kills.join(',') || '-'}\t${c.stat === null ? '!' : c.stat.replaceAll('\n', '\\n')}`).join('\n');
-  const out = spawnSync(driver, [], { input: `${input}\n`, encoding: 'utf8', timeout: 10_000 });
-  expect(out.stderr).toBe('');
-  expect(out.status).toBe(0);
-  return out.stdout
+  return driver
+    .run(`${input}\n`)
     .trimEnd()
     .split('\n')
     .map((line) => {
@@ -139,17 +129,9 @@ describe('Linux probe decisions, JS twin (js-linux.ts, injected calls)', () => {
 
 describe.skipIf(!hasGxx)('Linux probe decisions, native (linux_state.h, injected calls)', () => {
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ccs-linux-state-'));
-    driver = join(dir, 'linux-state');
-    const cc = spawnSync(
-      'g++',
-      ['-std=c++17', '-O1', '-Wall', '-Wextra', '-Werror', '-I', join(root, 'native'), join(here, 'linux-state.cc'), '-o', driver],
-      { encoding: 'utf8', timeout: 120_000 },
-    );
-    expect(cc.stderr).toBe('');
-    expect(cc.status).toBe(0);
+    driver = compileDriver(join(import.meta.dirname, 'linux-state.cc'), 'linux-state');
   }, 130_000);
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => driver?.remove());
 
   it.each(CASES.map((c) => [c.name, c] as const))('%s', (_name, c) => {
     expect(runNative([c])).toEqual([c.expected]);
