@@ -15,6 +15,9 @@ const DECIMAL = /^[0-9]+$/;
 // 1e15 ticks at 100 Hz is 317,000 years of uptime; Windows FILETIMEs since 1990 exceed 1e16, i.e. have
 // 17 digits or more. Counted in digits: Number('9999999999999999') rounds up to 1e16.
 const WINDOWS_MIN_DIGITS = 17;
+// Both Windows encodings fit in 63 bits (.NET's largest tick, year 9999, has 19 digits): longer decimal
+// text is no writer's token, and is never handed to BigInt (whose parsing grows with the length).
+const WINDOWS_MAX_DIGITS = 19;
 // .NET ticks count from year 1, FILETIME from 1601: .NET = FILETIME + 5.04e17. FILETIME stays below
 // 5e17 until about year 3185, so the two Windows encodings never overlap and are told apart here.
 const DOTNET_MIN = 5e17;
@@ -42,11 +45,17 @@ function decimalForm(t: string): TokenForm | undefined {
   if (!DECIMAL.test(t)) return undefined;
   // Leading zeros are not a form any writer produces.
   if (t.length > 1 && t.charCodeAt(0) === 0x30) return 'unknown';
+  if (t.length > WINDOWS_MAX_DIGITS) return 'unknown';
   return t.length >= WINDOWS_MIN_DIGITS ? 'windows' : 'ticks';
+}
+
+function checkToken(fn: string, value: unknown): asserts value is string {
+  if (typeof value !== 'string') throw new TypeError(`${fn}: a token must be a string (got ${typeof value})`);
 }
 
 /** The form of a token (see the top of this file). Blank text is `unknown`. */
 export function classifyToken(token: string): TokenForm {
+  checkToken('classifyToken(token)', token);
   const t = token.trim();
   return decimalForm(t) ?? (isLstartText(t) ? 'lstart' : 'unknown');
 }
@@ -80,6 +89,8 @@ function byInstant(seconds: number): boolean | undefined {
  * process written in local time must stay live and never be pruned.
  */
 export function compareTokens(recorded: string, current: string): boolean | undefined {
+  checkToken('compareTokens(recorded, current)', recorded);
+  checkToken('compareTokens(recorded, current)', current);
   const a = recorded.trim();
   const b = current.trim();
   const form = decimalForm(a);

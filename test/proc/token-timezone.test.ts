@@ -164,7 +164,7 @@ describe('a live process recorded in local time, through the ps backend (real fi
         expect(existsSync(file)).toBe(true);
       }),
       // Each run spawns ps twice (read, then prune's re-probe): a handful of offsets, chosen at random.
-      { numRuns: 12 },
+      { numRuns: 8 },
     );
   });
 

@@ -27,6 +27,8 @@ describe('classifyToken', () => {
     ['134000000000000000', 'windows', 'a FILETIME (~1.34e17)'],
     ['638700000000000000', 'windows', '.NET ticks (~6.4e17)'],
     ['10000000000000000', 'windows', 'the Windows threshold'],
+    ['3155378975999999999', 'windows', ".NET's largest tick (year 9999): 19 digits"],
+    ['31553789759999999990', 'unknown', '20 digits: no Windows encoding is that long'],
     ['', 'unknown', 'empty'],
     ['   ', 'unknown', 'blank'],
     ['0654274470', 'unknown', 'leading zero'],
@@ -82,5 +84,19 @@ describe('compareTokens', () => {
     ['', '', 'two blanks'],
   ])('%j vs %j is not comparable (%s): never a mismatch', (recorded, current) => {
     expect(compareTokens(recorded, current)).toBeUndefined();
+  });
+});
+
+describe('wrong argument types are programmer errors', () => {
+  it.each([[undefined], [null], [654274470], [{}]])('%j as a token is a TypeError', (value) => {
+    expect(() => compareTokens(value as unknown as string, '654274470')).toThrow(TypeError);
+    expect(() => compareTokens('654274470', value as unknown as string)).toThrow(TypeError);
+    expect(() => classifyToken(value as unknown as string)).toThrow(/must be a string/);
+  });
+
+  it('a hostile pair of huge decimal tokens is unknown and not comparable (never handed to BigInt)', () => {
+    const huge = '9'.repeat(262_000);
+    expect(classifyToken(huge)).toBe('unknown');
+    expect(compareTokens(huge, huge)).toBeUndefined();
   });
 });
