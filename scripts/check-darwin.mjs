@@ -206,14 +206,28 @@ function nodeApiHeaders(cache) {
   return join(ensurePackage(cache, 'node-api-headers', HEADERS_SPEC, join(probe, 'node_api.h')), probe);
 }
 
+// Far above any compile seen here (the first one, under load, took about a minute): a hung compiler
+// must fail the check, not hang `npm test`.
+const COMPILE_TIMEOUT_MS = 600_000;
+
 function run(cmd, args, env) {
   return new Promise((done) => {
     const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
+    const timer = setTimeout(() => {
+      output += `\nno answer after ${COMPILE_TIMEOUT_MS / 1000} s: killed\n`;
+      child.kill('SIGKILL');
+    }, COMPILE_TIMEOUT_MS);
     child.stdout.on('data', (d) => (output += d));
     child.stderr.on('data', (d) => (output += d));
-    child.on('error', (err) => done({ status: -1, output: err.message }));
-    child.on('close', (status, signal) => done({ status: signal ? -1 : status, output: output + (signal ? `killed by ${signal}` : '') }));
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      done({ status: -1, output: err.message });
+    });
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      done({ status: signal ? -1 : status, output: output + (signal ? `killed by ${signal}` : '') });
+    });
   });
 }
 
