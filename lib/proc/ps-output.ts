@@ -4,8 +4,9 @@
  * fed in by a test.
  *
  * Facts this relies on (docs/macos.md): absent PIDs are simply missing from the output; exit 1 with an
- * empty stderr means none of the PIDs exist; values may be padded with trailing spaces; on macOS a
- * PID outside 1..99999 makes `ps` fail with no output at all (the caller filters those out first).
+ * empty stderr means none of the PIDs exist; values are padded (macOS ends every line in spaces); on
+ * macOS a PID above 99999 or an empty list element makes the whole run fail (a message on stderr,
+ * exit 1, no rows), so the caller filters those out first and such a run is never "none found".
  */
 import { parseLstart } from './lstart.js';
 

@@ -1,12 +1,13 @@
 /**
  * Start tokens as Claude Code records them, classified by form (never by field name):
  * - `ticks`: Linux clock ticks since boot, a decimal integer (e.g. "654274470");
- * - `lstart`: macOS `ps -o lstart=` text in UTC (e.g. "Sat Sep  5 05:21:48 2026");
+ * - `lstart`: macOS `ps -o lstart=` text, meant to be UTC (e.g. "Sat Sep  5 05:21:48 2026");
  * - `windows`: a creation FILETIME (~1.3e17) or .NET ticks (~6.4e17), decimal;
  * - `unknown`: anything else.
  * Only tokens of the same form are comparable; anything else is "not comparable", never a mismatch.
+ * lstart and Windows tokens are compared as instants, with the time-zone rule below (docs/macos.md).
  */
-import { isLstartText, normaliseLstart } from './lstart.js';
+import { isLstartText, parseLstart } from './lstart.js';
 
 export type TokenForm = 'ticks' | 'lstart' | 'windows' | 'unknown';
 
@@ -14,9 +15,20 @@ const DECIMAL = /^[0-9]+$/;
 // 1e15 ticks at 100 Hz is 317,000 years of uptime; Windows FILETIMEs since 1990 exceed 1e16, i.e. have
 // 17 digits or more. Counted in digits: Number('9999999999999999') rounds up to 1e16.
 const WINDOWS_MIN_DIGITS = 17;
+// Both Windows encodings fit in 63 bits (.NET's largest tick, year 9999, has 19 digits): longer decimal
+// text is no writer's token, and is never handed to BigInt (whose parsing grows with the length).
+const WINDOWS_MAX_DIGITS = 19;
 // .NET ticks count from year 1, FILETIME from 1601: .NET = FILETIME + 5.04e17. FILETIME stays below
 // 5e17 until about year 3185, so the two Windows encodings never overlap and are told apart here.
 const DOTNET_MIN = 5e17;
+// The ticks between 0001-01-01 and 1601-01-01 (.NET's DateTime.FileTimeOffset), in 100 ns units.
+const DOTNET_TO_FILETIME = 504911232000000000n;
+
+/** Every UTC offset in use is a whole number of quarter hours (+5:45, +8:45, +12:45 included)… */
+const QUARTER_HOUR_S = 900;
+/** …between UTC−12 and UTC+14. */
+const MAX_ZONE_OFFSET_S = 14 * 3600;
+const FILETIME_PER_S = 10_000_000n;
 
 /**
  * Normalises a raw `procStart` / `procStartFt` value: a non-blank string, trimmed. Anything else
@@ -28,28 +40,71 @@ export function recordedToken(value: unknown): string | undefined {
   return trimmed === '' ? undefined : trimmed;
 }
 
+/** The form of a decimal token, or undefined when the text is not decimal. */
+function decimalForm(t: string): TokenForm | undefined {
+  if (!DECIMAL.test(t)) return undefined;
+  // Leading zeros are not a form any writer produces.
+  if (t.length > 1 && t.charCodeAt(0) === 0x30) return 'unknown';
+  if (t.length > WINDOWS_MAX_DIGITS) return 'unknown';
+  return t.length >= WINDOWS_MIN_DIGITS ? 'windows' : 'ticks';
+}
+
+function checkToken(fn: string, value: unknown): asserts value is string {
+  if (typeof value !== 'string') throw new TypeError(`${fn}: a token must be a string (got ${typeof value})`);
+}
+
 /** The form of a token (see the top of this file). Blank text is `unknown`. */
 export function classifyToken(token: string): TokenForm {
+  checkToken('classifyToken(token)', token);
   const t = token.trim();
-  if (DECIMAL.test(t)) {
-    // Leading zeros are not a form any writer produces.
-    if (t.length > 1 && t.charCodeAt(0) === 0x30) return 'unknown';
-    return t.length >= WINDOWS_MIN_DIGITS ? 'windows' : 'ticks';
-  }
-  return isLstartText(t) ? 'lstart' : 'unknown';
+  return decimalForm(t) ?? (isLstartText(t) ? 'lstart' : 'unknown');
+}
+
+/**
+ * True when two readings of one instant differ by `seconds` the way a clock in another time zone
+ * would: a non-zero whole number of quarter hours, at most 14 h either way. That is what a writer that
+ * printed local time instead of UTC leaves behind, so it says "not comparable", never "another process".
+ */
+export function isZoneOffset(seconds: number): boolean {
+  return seconds !== 0 && Math.abs(seconds) <= MAX_ZONE_OFFSET_S && seconds % QUARTER_HOUR_S === 0;
+}
+
+/** A Windows token as a FILETIME (100 ns since 1601, UTC or local as written), exact: past 2^53. */
+function windowsFiletime(t: string): bigint {
+  const value = BigInt(t);
+  return Number(t) >= DOTNET_MIN ? value - DOTNET_TO_FILETIME : value;
+}
+
+/** Two readings `seconds` apart: the same instant (true), a time-zone offset (undefined), or not (false). */
+function byInstant(seconds: number): boolean | undefined {
+  if (seconds === 0) return true;
+  return isZoneOffset(seconds) ? undefined : false;
 }
 
 /**
  * Compares a recorded token with the current one: true (same process), false (same form, different
- * value: another process), or undefined when the two are not comparable (different or unknown forms,
- * or a FILETIME against .NET ticks). Ticks compare exactly, lstart text after collapsing whitespace.
+ * value: another process), or undefined when the two are not comparable (different or unknown forms).
+ * Ticks compare exactly. lstart text and Windows tokens (FILETIME and .NET ticks alike) compare as
+ * instants; two instants a time-zone offset apart (isZoneOffset) are undefined, not false: the same
+ * process written in local time must stay live and never be pruned.
  */
 export function compareTokens(recorded: string, current: string): boolean | undefined {
-  const form = classifyToken(recorded);
-  if (form === 'unknown' || form !== classifyToken(current)) return undefined;
-  if (form === 'lstart') return normaliseLstart(recorded) === normaliseLstart(current);
+  checkToken('compareTokens(recorded, current)', recorded);
+  checkToken('compareTokens(recorded, current)', current);
   const a = recorded.trim();
   const b = current.trim();
-  if (form === 'windows' && Number(a) >= DOTNET_MIN !== Number(b) >= DOTNET_MIN) return undefined;
-  return a === b;
+  const form = decimalForm(a);
+  if (form !== undefined) {
+    if (form === 'unknown' || form !== decimalForm(b)) return undefined;
+    if (form === 'ticks') return a === b;
+    const difference = windowsFiletime(a) - windowsFiletime(b);
+    // A fraction of a second apart is no time zone: another process (or another clock), compared exactly.
+    if (difference % FILETIME_PER_S !== 0n) return false;
+    return byInstant(Number(difference / FILETIME_PER_S));
+  }
+  const startA = parseLstart(a);
+  if (startA === undefined) return undefined;
+  const startB = parseLstart(b);
+  if (startB === undefined) return undefined;
+  return byInstant(startA - startB);
 }

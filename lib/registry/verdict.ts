@@ -15,7 +15,8 @@ export const PID_MAX = 2147483647;
 
 /**
  * The verdict for a local claim, given the probe's state and the current token. Conservative: only a
- * provable difference is `recycled`; a missing token or a token of another form is `unverified`.
+ * provable difference is `recycled`; a missing token, a token of another form, or one a time-zone
+ * offset away from the current one (a writer that printed local time, docs/macos.md) is `unverified`.
  */
 export function decideVerdict(recorded: string | undefined, state: ProbeState, current: string | undefined): Verdict {
   if (state === 'gone' || state === 'invalid') return 'gone';

@@ -182,3 +182,39 @@ describe('the ps backend when ps itself fails', () => {
     await Promise.all([a.end(), b.end()]);
   });
 });
+
+describe('the ps backend reading macOS-shaped output (a stand-in ps in the BSD layout, real kill answers)', () => {
+  it('alive with the printed token, zombie from STAT, unlisted-but-existing unverified, dead gone', async () => {
+    const listed = spawnSleep();
+    const unlisted = spawnSleep();
+    const z = await spawnZombie();
+    const reaped = reapedPid();
+    const args = join(scratch, 'bsd-args');
+    // Apple's layout (test/proc/ps-output.test.ts): %5d, STAT in 4 columns, lstart in 28; one PID missing.
+    const command = fakePs(
+      'ps-bsd',
+      [
+        `printf '%s|%s|%s\\n' "$*" "$TZ" "$LC_ALL" > ${args}`,
+        `printf '%5d %-4s %-28s\\n' ${listed.pid} 'Ss' 'Fri Jan  1 00:00:00 2027' ${z.zombiePid} 'Z' 'Thu Dec 31 23:59:59 2026'`,
+      ].join('\n'),
+    );
+    const result = probeRaw([listed.pid, unlisted.pid, z.zombiePid, reaped, listed.pid], { command });
+    expect(result).toEqual([
+      { state: 'alive', token: Date.UTC(2027, 0, 1) / 1000 },
+      { state: 'unverified', token: Number.NaN },
+      { state: 'zombie', token: Date.UTC(2026, 11, 31, 23, 59, 59) / 1000 },
+      { state: 'gone', token: Number.NaN },
+      { state: 'alive', token: Date.UTC(2027, 0, 1) / 1000 },
+    ]);
+    // One spawn, each existing PID once, the fixed columns and environment.
+    expect(readFileSync(args, 'utf8')).toBe(`-o pid=,stat=,lstart= -p ${listed.pid},${unlisted.pid},${z.zombiePid}|UTC|C\n`);
+    await Promise.all([listed.end(), unlisted.end(), z.end()]);
+  });
+
+  it("macOS's answer to a PID above 99999 (a message, exit 1, no rows): unverified, never gone", async () => {
+    const live = spawnSleep();
+    const command = fakePs('ps-bsd-large', 'echo "ps: process id too large: 100000" >&2; exit 1');
+    expect(probeRaw([live.pid], { command }).map((r) => r.state)).toEqual(['unverified']);
+    await live.end();
+  });
+});

@@ -36,13 +36,14 @@ export function tokenOf(pid: number, backendName: string): string {
 
 /**
  * Another token of the same form: what a different process that once held this PID would have
- * recorded. Ticks + 1, or the lstart text of an hour earlier (lstart.ts has its own golden tests).
+ * recorded. Ticks + 1, or the lstart text of an hour and a second earlier: a whole hour would read as
+ * the same process written in another time zone (`unverified`, see token.ts), not as another process.
  */
 export function anotherToken(token: string): string {
   if (/^[0-9]+$/.test(token)) return String(Number(token) + 1);
   const seconds = parseLstart(token);
   if (seconds === undefined) throw new Error(`not a ticks or lstart token: ${JSON.stringify(token)}`);
-  return formatLstart(seconds - 3600);
+  return formatLstart(seconds - 3601);
 }
 
 /**

@@ -1,20 +1,14 @@
 /**
  * The darwin probe's decisions (native/darwin_state.h) on Linux: a small C++ driver compiled with g++
  * feeds it injected kill(pid, 0) and sysctl(KERN_PROC_PID) answers, since no macOS exists here.
- * The two system calls themselves (native/probe_darwin.cc) are only compiled and run on macOS.
+ * The two system calls themselves (native/probe_darwin.cc) run only on macOS; `npm run check:darwin`
+ * compiles them against Apple's headers here.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenString } from '../../lib/backend/index.js';
 import { STATE_NAMES } from '../../lib/backend/types.js';
-
-const here = dirname(fileURLToPath(import.meta.url));
-const root = join(here, '..', '..');
-const hasGxx = spawnSync('g++', ['--version']).status === 0;
+import { compileDriver, hasGxx, type Driver } from '../helpers/cxx-driver.js';
 
 // errno values (Linux and macOS agree on these three).
 const EPERM = 1;
@@ -39,8 +33,7 @@ interface Case {
   queries?: Query[];
 }
 
-let dir: string;
-let driver: string;
+let driver: Driver;
 
 function run(cases: Case[]): Array<{ state: string; token: string | undefined; kills: number; queries: number }> {
   const input = cases
@@ -49,10 +42,8 @@ function run(cases: Case[]): Array<{ state: string; token: string | undefined; k
       return `${pid} ${kills.join(',') || '-'} ${q.join(';') || '-'}`;
     })
     .join('\n');
-  const out = spawnSync(driver, [], { input: `${input}\n`, encoding: 'utf8', timeout: 10_000 });
-  expect(out.stderr).toBe('');
-  expect(out.status).toBe(0);
-  return out.stdout
+  return driver
+    .run(`${input}\n`)
     .trimEnd()
     .split('\n')
     .map((line) => {
@@ -69,17 +60,9 @@ function run(cases: Case[]): Array<{ state: string; token: string | undefined; k
 
 describe.skipIf(!hasGxx)('darwin probe decisions (darwin_state.h, injected answers)', () => {
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'ccs-darwin-'));
-    driver = join(dir, 'darwin-state');
-    const cc = spawnSync(
-      'g++',
-      ['-std=c++17', '-O1', '-Wall', '-Wextra', '-Werror', '-I', join(root, 'native'), join(here, 'darwin-state.cc'), '-o', driver],
-      { encoding: 'utf8', timeout: 120_000 },
-    );
-    expect(cc.stderr).toBe('');
-    expect(cc.status).toBe(0);
+    driver = compileDriver(join(import.meta.dirname, 'darwin-state.cc'), 'darwin-state');
   }, 130_000);
-  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+  afterAll(() => driver?.remove());
 
   it('never makes a system call for PID 0 or below', () => {
     expect(run([{ pid: 0 }, { pid: -1 }, { pid: -2147483648 }])).toEqual([

@@ -27,6 +27,8 @@ describe('classifyToken', () => {
     ['134000000000000000', 'windows', 'a FILETIME (~1.34e17)'],
     ['638700000000000000', 'windows', '.NET ticks (~6.4e17)'],
     ['10000000000000000', 'windows', 'the Windows threshold'],
+    ['3155378975999999999', 'windows', ".NET's largest tick (year 9999): 19 digits"],
+    ['31553789759999999990', 'unknown', '20 digits: no Windows encoding is that long'],
     ['', 'unknown', 'empty'],
     ['   ', 'unknown', 'blank'],
     ['0654274470', 'unknown', 'leading zero'],
@@ -63,17 +65,38 @@ describe('compareTokens', () => {
     expect(compareTokens('638700000000000000', '638700000000000001')).toBe(false);
   });
 
+  it('compares a FILETIME and .NET ticks as instants (exactly: both are past 2^53)', () => {
+    // .NET ticks = FILETIME + 504911232000000000 (the ticks from year 1 to 1601).
+    expect(compareTokens('134000000000000000', '638911232000000000')).toBe(true);
+    expect(compareTokens('638911232000000000', '134000000000000000')).toBe(true);
+    expect(compareTokens('134000000000000001', '638911232000000000')).toBe(false);
+    expect(compareTokens('134000000000000000', '638911232010000000')).toBe(false); // one second apart
+  });
+
   it.each([
     ['654274470', 'Sat Sep  5 05:21:48 2026', 'ticks against lstart'],
     ['Sat Sep  5 05:21:48 2026', '654274470', 'lstart against ticks'],
     ['134000000000000000', '654274470', 'FILETIME against ticks'],
     ['654274470', '638700000000000000', 'ticks against .NET ticks'],
-    ['134000000000000000', '638700000000000000', 'FILETIME against .NET ticks (same instant, other encoding)'],
     ['Sat Sep  5 05:21:48 2026', 'Sat Sep  5 05:21:48 2026 UTC', 'lstart against unknown text'],
     ['Sat Sep 05 05:21:48 2026', 'Sat Sep  5 05:21:48 2026', 'a malformed lstart against a real one'],
     ['deadbeef', 'deadbeef', 'two unknown tokens, even when equal'],
     ['', '', 'two blanks'],
   ])('%j vs %j is not comparable (%s): never a mismatch', (recorded, current) => {
     expect(compareTokens(recorded, current)).toBeUndefined();
+  });
+});
+
+describe('wrong argument types are programmer errors', () => {
+  it.each([[undefined], [null], [654274470], [{}]])('%j as a token is a TypeError', (value) => {
+    expect(() => compareTokens(value as unknown as string, '654274470')).toThrow(TypeError);
+    expect(() => compareTokens('654274470', value as unknown as string)).toThrow(TypeError);
+    expect(() => classifyToken(value as unknown as string)).toThrow(/must be a string/);
+  });
+
+  it('a hostile pair of huge decimal tokens is unknown and not comparable (never handed to BigInt)', () => {
+    const huge = '9'.repeat(262_000);
+    expect(classifyToken(huge)).toBe('unknown');
+    expect(compareTokens(huge, huge)).toBeUndefined();
   });
 });

