@@ -1,0 +1,122 @@
+/**
+ * cc-sessions against the official reader, `claude agents --json`, on one registry of real sessions:
+ * idle, busy, waiting for a permission prompt, stopped (SIGSTOP), a `bg` kind, a `claude -p`, two
+ * SIGKILL phantoms and a phantom whose PID a process of ours now holds. Both must list the same live
+ * set with the same fields, and every command that counts must agree with that list.
+ */
+import { expect, it } from 'vitest';
+import type { AgentEntry, Session } from './lab.js';
+import { bothViews, describeWithClaude, listedAll, median, recycledPhantom, useHarness, type Seen } from './suite.js';
+
+describeWithClaude('the live set equals claude agents --json', () => {
+  const h = useHarness();
+  const pids: Record<string, number> = {};
+  const of: Record<string, Session> = {};
+  let official: AgentEntry[] = [];
+
+  it('sets up idle, busy, waiting, stopped, bg, -p and phantom sessions', async () => {
+    const sessions = await h.lab.start('idle', 'busy', 'waiting', 'stopped', { name: 'bg', kind: 'bg' }, 'killed1', 'killed2');
+    for (const s of sessions) [pids[s.name], of[s.name]] = [s.pid, s];
+    const [idle, busy, waiting, stopped, , killed1, killed2] = sessions;
+    await Promise.all(sessions.map((s) => s.waitFor('idle')));
+    await busy!.send('SLOW 600000 stay busy');
+    await waiting!.send('TOOL');
+    await busy!.waitFor('busy');
+    expect(await waiting!.waitFor('waiting')).toMatchObject({ waitingFor: 'permission prompt' });
+    stopped!.signal('SIGSTOP');
+    killed1!.signal('SIGKILL');
+    killed2!.signal('SIGKILL');
+    const print = await h.lab.print('SLOW 600000 a print session');
+    [pids.print, of.print] = [print.pid, print];
+    expect(print.record()).toMatchObject({ kind: 'interactive', entrypoint: 'sdk-cli' });
+    pids.recycled = recycledPhantom(h, killed2!.file).pid;
+    // SIGKILL leaves the record behind; a stopped process keeps its record.
+    await new Promise((r) => setTimeout(r, 300));
+    expect(killed1!.record()).not.toBeNull();
+    expect(killed2!.record()).not.toBeNull();
+    expect(idle!.record()).toMatchObject({ status: 'idle' });
+    expect(stopped!.record()).not.toBeNull();
+  });
+
+  it('lists the same PIDs with the same sessionId, cwd, kind, status, waitingFor, name and startedAt', () => {
+    const views = bothViews(h);
+    official = h.lab.agents();
+    expect(views.ours).toEqual(views.theirs);
+    const live = ['idle', 'busy', 'waiting', 'stopped', 'bg', 'print'].map((n) => pids[n]!).sort((a, b) => a - b);
+    expect(views.ours.map((s) => s.pid)).toEqual(live);
+    const seen = (name: string) => views.ours.find((s) => s.pid === pids[name]) as Seen;
+    expect(seen('busy').status).toBe('busy');
+    expect(seen('waiting')).toMatchObject({ status: 'waiting', waitingFor: 'permission prompt' });
+    expect(seen('bg').kind).toBe('background');
+    expect(seen('print').status).toBe('busy');
+  });
+
+  it('hides the phantoms, and says why with --all: gone for SIGKILL, recycled for a reused PID', () => {
+    const all = new Map(listedAll(h).map((r) => [r.pid, r]));
+    expect(all.get(pids.killed1!)).toMatchObject({ verdict: 'gone', live: false });
+    expect(all.get(pids.killed2!)).toMatchObject({ verdict: 'gone', live: false });
+    expect(all.get(pids.recycled!)).toMatchObject({ verdict: 'recycled', live: false });
+    expect(all.get(pids.stopped!)).toMatchObject({ verdict: 'alive', live: true });
+    const listed = new Set(official.map((a) => a.pid));
+    for (const phantom of ['killed1', 'killed2', 'recycled']) expect(listed.has(pids[phantom]!)).toBe(false);
+  });
+
+  it('count, count --interactive, summary and has-interactive agree with that list', () => {
+    const agents = h.lab.agents();
+    const interactive = agents.filter((a) => a.kind === 'interactive');
+    const byStatus = (s: string) => agents.filter((a) => a.status === s).length;
+    expect(h.ccs('count').stdout.trim()).toBe(String(agents.length));
+    expect(JSON.parse(h.ccs('count', '--json').stdout)).toEqual({ count: agents.length, interactive: false });
+    expect(h.ccs('count', '--interactive').stdout.trim()).toBe(String(interactive.length));
+    const summary = JSON.parse(h.ccs('summary', '--json').stdout);
+    expect(summary).toMatchObject({
+      live: agents.length,
+      interactive: interactive.length,
+      background: agents.length - interactive.length,
+      busy: byStatus('busy'),
+      waiting: byStatus('waiting'),
+      idle: byStatus('idle'),
+      dead: 3,
+    });
+    expect(h.ccs('summary').stdout.trim()).toBe(summary.text);
+    const guard = h.ccs('has-interactive', '--json');
+    expect(guard.status).toBe(0);
+    expect(JSON.parse(guard.stdout).pids.sort()).toEqual(interactive.map((a) => a.pid).sort());
+  });
+
+  it('measures cc-sessions count beside claude agents --json on this registry (medians of 7)', () => {
+    const count: number[] = [];
+    const agents: number[] = [];
+    for (let i = 0; i < 7; i++) {
+      const t0 = process.hrtime.bigint();
+      const r = h.ccs('count');
+      count.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      expect(r.status).toBe(0);
+      agents.push(h.lab.timeAgents());
+    }
+    const files = listedAll(h).length;
+    const c = median(count);
+    const a = median(agents);
+    console.log(
+      `speed: ${files} records (${official.length} live) — cc-sessions count ${c.toFixed(0)} ms, ` +
+        `claude agents --json ${a.toFixed(0)} ms (wall, medians of 7, interleaved): ${(a / c).toFixed(1)}x`,
+    );
+    expect(count).toHaveLength(7);
+  });
+
+  it('says no once only background sessions and phantoms are left, as the official reader does', async () => {
+    // A clean exit removes the record: SIGTERM the interactive ones (the stopped one first gets SIGCONT).
+    for (const name of ['idle', 'busy', 'waiting', 'stopped', 'print']) {
+      of[name]!.signal('SIGCONT');
+      of[name]!.signal('SIGTERM');
+    }
+    const deadline = Date.now() + 30_000;
+    while (h.lab.agents().some((a) => a.kind === 'interactive') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    const agents = h.lab.agents();
+    expect(agents.map((a) => [a.pid, a.kind])).toEqual([[pids.bg, 'background']]);
+    expect(h.ccs('has-interactive').status).toBe(1);
+    expect(h.ccs('count', '--interactive').stdout.trim()).toBe('0');
+    expect(h.ccs('count').stdout.trim()).toBe('1');
+    expect(JSON.parse(h.ccs('summary', '--json').stdout)).toMatchObject({ live: 1, background: 1, dead: 3 });
+  });
+});

@@ -1,0 +1,452 @@
+/**
+ * A small driver for real Claude Code sessions, built on the claude-lab's recipe: each session is an
+ * interactive `claude` in a tmux window on a private socket, talking to a loopback mock of the
+ * Anthropic API, with a config dir of its own under a fresh temp folder (never ~/.claude, never the
+ * lab's default /tmp/cclab/cfg). Reusable by any test: `openLab()`, `lab.start(...)`, drive the sessions,
+ * `lab.close()` in afterAll.
+ *
+ * Teardown never signals a process it did not start: every process the lab starts carries a marker in
+ * its environment (the tmux server, the pane shells, claude and its children, the mock), and only PIDs
+ * whose /proc/<pid>/environ still holds that marker are signalled, by PID or by their own process group.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** The marker variable; its value is unique per lab. */
+export const LAB_MARKER = 'CCS_CLAUDE_LAB';
+/** Every lab's temp folder starts with this (the global teardown removes its own run's leftovers). */
+export const LAB_PREFIX = 'ccs-claude-';
+/** Set by the suite's global setup, inherited by every lab process: the whole run's marker. */
+export const RUN_MARKER = 'CCS_CLAUDE_RUN';
+/** The file in a lab's temp folder that names the run it belongs to. */
+export const RUN_FILE = '.run';
+
+const API_KEY = 'sk-ant-fake-key-000';
+const MOCK = join(import.meta.dirname, 'mock-api.mjs');
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+export type Status = 'idle' | 'busy' | 'waiting' | 'shell';
+
+export interface SessionSpec {
+  name: string;
+  /** `bg` sets CLAUDE_CODE_SESSION_KIND=bg, as a background spawn of Claude Code does. */
+  kind?: 'interactive' | 'bg';
+  /** Default `default`, so the Bash tool asks for approval (status `waiting`). */
+  permissionMode?: string;
+  args?: string[];
+  env?: Record<string, string>;
+}
+
+export interface Session {
+  readonly name: string;
+  readonly pid: number;
+  readonly cwd: string;
+  readonly kind: 'interactive' | 'bg' | 'print';
+  /** The session's record file, `<config>/sessions/<pid>.json`. */
+  readonly file: string;
+  /** Types text and Enter: `SLOW <ms> …` keeps it busy that long; `TOOL` makes it wait for approval. */
+  send(text: string): Promise<void>;
+  /** Answers a permission prompt with its first option ("Yes"). */
+  approve(): void;
+  /** Resolves with the record once its status is `status` (or the file is gone, for 'gone'). */
+  waitFor(status: Status | 'gone', timeoutMs?: number): Promise<Record<string, unknown> | null>;
+  /** Sends a signal, but only while the PID still carries this lab's marker. */
+  signal(signal: NodeJS.Signals): void;
+  /** The record as it is on disk now, or null. */
+  record(): Record<string, unknown> | null;
+  /** What the terminal shows (for failure messages). */
+  screen(): string;
+}
+
+export interface Lab {
+  /** The temp folder holding everything: config dir, tmux socket, home, cwds. */
+  readonly root: string;
+  /** The Claude Code config dir (CLAUDE_CONFIG_DIR) of every session. */
+  readonly configDir: string;
+  readonly sessionsDir: string;
+  readonly binary: string;
+  /** The environment claude runs in here (for running other claude commands yourself). */
+  readonly env: NodeJS.ProcessEnv;
+  /** Starts sessions in parallel; resolves once each has written its record. */
+  start(...specs: Array<SessionSpec | string>): Promise<Session[]>;
+  /** `claude -p PROMPT`, which registers while it runs (kind interactive, entrypoint sdk-cli). */
+  print(prompt: string, kind?: 'bg'): Promise<Session>;
+  /** `claude agents --json`, the official reader, on this config dir. */
+  agents(): AgentEntry[];
+  /** Runs `claude agents --json` once and returns its wall time in ms (for the speed comparison). */
+  timeAgents(): number;
+  /** Every process this lab started that is still running (marker in its environment). */
+  processes(): number[];
+  /** Ends everything by PID (SIGTERM, then SIGKILL), stops tmux and the mock, removes `root`. */
+  close(): Promise<void>;
+}
+
+/** One entry of `claude agents --json` (2.1.332). */
+export interface AgentEntry {
+  pid: number;
+  cwd?: string;
+  kind?: string;
+  startedAt?: number;
+  sessionId?: string;
+  name?: string;
+  status?: string;
+  waitingFor?: string;
+  id?: string;
+  state?: string;
+  [key: string]: unknown;
+}
+
+function readJson(path: string): Record<string, unknown> | null {
+  try {
+    const v: unknown = JSON.parse(readFileSync(path, 'utf8'));
+    return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
+  } catch {
+    return null;
+  }
+}
+
+function environ(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/environ`, 'latin1');
+  } catch {
+    return '';
+  }
+}
+
+function comm(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+  } catch {
+    return '';
+  }
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+  } catch {
+    return [];
+  }
+}
+
+function exists(pid: number): boolean {
+  try {
+    process.kill(pid, 0); // existence only: signal 0 is never delivered
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** PIDs whose environment carries `KEY=value` (an exact entry). */
+export function markedProcesses(key: string, value: string): number[] {
+  const entry = `${key}=${value}\0`;
+  const found: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(name)) continue;
+    const pid = Number(name);
+    if (pid === process.pid) continue;
+    const env = environ(pid);
+    if (env.startsWith(entry) || env.includes(`\0${entry}`)) found.push(pid);
+  }
+  return found;
+}
+
+async function untilGone(pids: number[], timeoutMs: number): Promise<number[]> {
+  const deadline = Date.now() + timeoutMs;
+  let left = pids.filter(exists);
+  while (left.length > 0 && Date.now() < deadline) {
+    await sleep(50);
+    left = left.filter(exists);
+  }
+  return left;
+}
+
+/** Sends claude processes carrying `KEY=value` SIGCONT + SIGTERM (a stopped one can then exit, and each removes its own record). */
+async function endMarkedClaudes(key: string, value: string): Promise<void> {
+  const claudes = markedProcesses(key, value).filter((p) => comm(p) === 'claude');
+  for (const pid of claudes) {
+    try {
+      process.kill(pid, 'SIGCONT');
+      process.kill(pid, 'SIGTERM');
+    } catch {
+      // exited meanwhile
+    }
+  }
+  await untilGone(claudes, 10_000);
+}
+
+/** The process group of `pid` (field 5 of /proc/<pid>/stat, counted after the last `)`), or undefined. */
+function processGroup(pid: number): number | undefined {
+  try {
+    const line = readFileSync(`/proc/${pid}/stat`, 'latin1');
+    return Number(line.slice(line.lastIndexOf(')') + 2).split(' ')[2]);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Ends every process carrying `KEY=value`: claude first, politely, then SIGKILL for whatever is left,
+ * by its own process group where it leads one (a pane shell, the mock), else by PID. Used by
+ * `lab.close()` and by the suite's global teardown (a worker that crashed never ran its afterAll).
+ */
+export async function endMarked(key: string, value: string): Promise<void> {
+  await endMarkedClaudes(key, value);
+  for (let round = 0; round < 3; round++) {
+    const left = markedProcesses(key, value);
+    if (left.length === 0) return;
+    for (const pid of left) {
+      try {
+        process.kill(processGroup(pid) === pid ? -pid : pid, 'SIGKILL');
+      } catch {
+        // exited meanwhile
+      }
+    }
+    await untilGone(left, 3_000);
+  }
+}
+
+const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
+
+const DIALOGS: Array<{ re: RegExp; keys: string[] }> = [
+  { re: /Do you want to use this API key/i, keys: ['Up', 'Enter'] },
+  { re: /trust (the files in )?this folder|Do you trust/i, keys: ['Enter'] },
+  { re: /Choose the text style|Let's get started/i, keys: ['Enter'] },
+  { re: /Press Enter to continue/i, keys: ['Enter'] },
+];
+
+export async function openLab(binary: string): Promise<Lab> {
+  const root = mkdtempSync(join(tmpdir(), LAB_PREFIX));
+  const id = randomBytes(8).toString('hex');
+  const configDir = join(root, 'cfg');
+  const sessionsDir = join(configDir, 'sessions');
+  const sock = join(root, 'tmux.sock');
+  const work = join(root, 'w');
+  for (const d of [configDir, work, join(root, 'home'), join(root, 'run'), join(root, 'tmp')]) mkdirSync(d, { recursive: true });
+  chmodSync(join(root, 'run'), 0o700);
+  writeFileSync(join(root, RUN_FILE), process.env[RUN_MARKER] ?? '');
+  writeFileSync(join(configDir, 'settings.json'), '{}\n');
+  const trusted: Record<string, unknown> = {};
+  const claudeJson = {
+    hasCompletedOnboarding: true,
+    lastOnboardingVersion: '2.1.332',
+    theme: 'dark',
+    customApiKeyResponses: { approved: [API_KEY.slice(-20)], rejected: [] },
+    projects: trusted,
+  };
+  const trust = (cwd: string) => {
+    trusted[cwd] = { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true };
+    writeFileSync(join(configDir, '.claude.json'), JSON.stringify(claudeJson, null, 2));
+  };
+  trust(work);
+
+  const children: ChildProcess[] = [];
+  const base: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) {
+    if (!/^(CLAUDE|ANTHROPIC|TMUX|CCLAB|MOCK_|IS_SANDBOX$)/.test(k) && k !== 'CLAUDECODE') base[k] = v;
+  }
+  const mockEnv = { ...base, [LAB_MARKER]: id, MOCK_TOOL_COMMAND: `touch ${join(root, 'tool-ran')}` };
+  const portFile = join(root, 'mock.port');
+  const mock = spawn(process.execPath, [MOCK, '--port', '0', '--port-file', portFile, '--log', join(root, 'mock.log')], {
+    detached: true, // its own process group, ended as one
+    stdio: 'ignore',
+    env: mockEnv,
+  });
+  children.push(mock);
+  const deadline = Date.now() + 20_000;
+  while (!existsSync(portFile) || readFileSync(portFile, 'utf8') === '') {
+    if (Date.now() > deadline || mock.exitCode !== null) {
+      await endMarked(LAB_MARKER, id);
+      rmSync(root, { recursive: true, force: true });
+      throw new Error('the mock API did not start');
+    }
+    await sleep(30);
+  }
+  const port = Number(readFileSync(portFile, 'utf8'));
+
+  // IS_SANDBOX is passed through when set: Claude Code's own sweep then stays off, as on this machine.
+  const env: NodeJS.ProcessEnv = {
+    ...base,
+    ...(process.env.IS_SANDBOX ? { IS_SANDBOX: process.env.IS_SANDBOX } : {}),
+    HOME: join(root, 'home'),
+    TERM: 'xterm-256color',
+    LANG: 'C.UTF-8',
+    CLAUDE_CONFIG_DIR: configDir,
+    ANTHROPIC_API_KEY: API_KEY,
+    ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    XDG_RUNTIME_DIR: join(root, 'run'),
+    CLAUDE_CODE_TMPDIR: join(root, 'tmp'),
+    NO_PROXY: '127.0.0.1,localhost',
+    [LAB_MARKER]: id,
+  };
+
+  const tmux = (args: string[], check = true) => {
+    const r = spawnSync('tmux', ['-S', sock, '-f', '/dev/null', ...args], { encoding: 'utf8', env, timeout: 20_000 });
+    if (check && r.status !== 0) throw new Error(`tmux ${args[0]}: ${r.stderr.trim()}`);
+    return r;
+  };
+  let serverUp = false;
+
+  const makeSession = (name: string, pid: number, cwd: string, kind: Session['kind'], paneId?: string): Session => {
+    const file = join(sessionsDir, `${pid}.json`);
+    const session: Session = {
+      name,
+      pid,
+      cwd,
+      kind,
+      file,
+      async send(text) {
+        if (!paneId) throw new Error(`${name} has no terminal`);
+        tmux(['send-keys', '-t', paneId, '-l', '--', text]);
+        await sleep(200); // the lab's typing delay: Enter right after the text is sometimes lost
+        tmux(['send-keys', '-t', paneId, 'Enter']);
+      },
+      approve() {
+        if (!paneId) throw new Error(`${name} has no terminal`);
+        tmux(['send-keys', '-t', paneId, 'Enter']);
+      },
+      async waitFor(status, timeoutMs = 60_000) {
+        const until = Date.now() + timeoutMs;
+        for (;;) {
+          const rec = readJson(file);
+          if (status === 'gone' ? !existsSync(file) : rec?.status === status) return rec;
+          if (Date.now() > until) {
+            throw new Error(`${name} (pid ${pid}) never reached ${status}; record: ${JSON.stringify(rec)}\n${session.screen()}`);
+          }
+          await sleep(25);
+        }
+      },
+      signal(signal) {
+        if (!markedProcesses(LAB_MARKER, id).includes(pid)) throw new Error(`${name}: PID ${pid} is no longer ours`);
+        process.kill(pid, signal);
+      },
+      record: () => readJson(file),
+      screen: () => (paneId ? (tmux(['capture-pane', '-p', '-t', paneId], false).stdout ?? '') : ''),
+    };
+    return session;
+  };
+
+  const startOne = async (spec: SessionSpec): Promise<Session> => {
+    if (!/^[A-Za-z0-9_-]{1,40}$/.test(spec.name)) throw new Error(`bad session name ${JSON.stringify(spec.name)}`);
+    const cwd = join(work, spec.name);
+    mkdirSync(cwd, { recursive: true });
+    trust(cwd);
+    const sessionEnv = { ...env, ...(spec.kind === 'bg' ? { CLAUDE_CODE_SESSION_KIND: 'bg' } : {}), ...spec.env };
+    const args = ['--permission-mode', spec.permissionMode ?? 'default', ...(spec.args ?? [])];
+    // The pane runs sh, and sh runs claude as its child (not exec): tmux sends SIGCONT to a pane's own
+    // process when it stops, so only then does a SIGSTOP stick. `env -i` gives claude exactly our env,
+    // whatever the tmux server's global environment holds, plus the pane's own TMUX and TMUX_PANE
+    // (from which Claude Code writes the record's `tmux` field).
+    const assignments = Object.entries(sessionEnv)
+      .filter((e): e is [string, string] => e[1] !== undefined)
+      .map(([k, v]) => shq(`${k}=${v}`));
+    const command = `env -i TMUX="$TMUX" TMUX_PANE="$TMUX_PANE" ${assignments.join(' ')} ${shq(binary)} ${args.map(shq).join(' ')}; exit $?`;
+    const format = ['-P', '-F', '#{pane_id} #{pane_pid}'];
+    let r;
+    for (let attempt = 0; ; attempt++) {
+      r = serverUp
+        ? tmux(['new-window', '-d', '-t', 'lab:', '-n', spec.name, '-c', cwd, ...format, command], false)
+        : tmux(['new-session', '-d', '-s', 'lab', '-x', '200', '-y', '50', '-n', spec.name, '-c', cwd, ...format, command], false);
+      if (r.status === 0) break;
+      // Parallel starts race to create the server: the losers open a window in it instead.
+      if (!serverUp && /duplicate session/.test(r.stderr)) serverUp = true;
+      if (attempt > 20) throw new Error(`tmux could not start ${spec.name}: ${r.stderr.trim()}`);
+      await sleep(100);
+    }
+    serverUp = true;
+    const [paneId, panePidText] = r.stdout.trim().split(' ');
+    const panePid = Number(panePidText);
+    let pid: number | undefined;
+    const found = Date.now() + 20_000;
+    while (pid === undefined) {
+      pid = childrenOf(panePid).find((c) => comm(c) === 'claude');
+      if (pid !== undefined) break;
+      if (!exists(panePid) || Date.now() > found) throw new Error(`${spec.name}: no claude process under pane ${panePid}`);
+      await sleep(10);
+    }
+    const session = makeSession(spec.name, pid, cwd, spec.kind ?? 'interactive', paneId);
+    const registered = Date.now() + 90_000;
+    const answered = new Map<RegExp, number>();
+    for (;;) {
+      if (readJson(session.file)?.pid === pid) return session;
+      if (!exists(pid)) throw new Error(`${spec.name}: claude (pid ${pid}) exited before registering:\n${session.screen()}`);
+      const screen = session.screen();
+      const dialog = DIALOGS.find((d) => d.re.test(screen) && (answered.get(d.re) ?? 0) < 3);
+      if (dialog) {
+        answered.set(dialog.re, (answered.get(dialog.re) ?? 0) + 1);
+        for (const key of dialog.keys) {
+          tmux(['send-keys', '-t', paneId!, key], false);
+          await sleep(80);
+        }
+        await sleep(300);
+      }
+      if (Date.now() > registered) throw new Error(`${spec.name}: no record for pid ${pid}:\n${screen}`);
+      await sleep(100);
+    }
+  };
+
+  const agentsRun = () =>
+    spawnSync(binary, ['agents', '--json'], { encoding: 'utf8', env, cwd: work, timeout: 60_000 });
+
+  const lab: Lab = {
+    root,
+    configDir,
+    sessionsDir,
+    binary,
+    env,
+    async start(...specs) {
+      const all = specs.map((s) => (typeof s === 'string' ? { name: s } : s));
+      const results = await Promise.allSettled(all.map(startOne));
+      const failed = results.find((r): r is PromiseRejectedResult => r.status === 'rejected');
+      if (failed) throw failed.reason;
+      return results.map((r) => (r as PromiseFulfilledResult<Session>).value);
+    },
+    async print(prompt, kind) {
+      const cwd = join(work, `print-${children.length}`);
+      mkdirSync(cwd, { recursive: true });
+      trust(cwd);
+      const child = spawn(binary, ['-p', prompt], {
+        cwd,
+        env: { ...env, ...(kind === 'bg' ? { CLAUDE_CODE_SESSION_KIND: kind } : {}) },
+        stdio: 'ignore',
+        detached: true,
+      });
+      children.push(child);
+      if (child.pid === undefined) throw new Error('claude -p did not start');
+      const session = makeSession(`print-${child.pid}`, child.pid, cwd, 'print');
+      const until = Date.now() + 90_000;
+      while (readJson(session.file)?.pid !== child.pid) {
+        if (child.exitCode !== null || Date.now() > until) throw new Error(`claude -p (pid ${child.pid}) never registered`);
+        await sleep(50);
+      }
+      return session;
+    },
+    agents() {
+      const r = agentsRun();
+      if (r.status !== 0) throw new Error(`claude agents --json exited ${r.status}: ${r.stderr}`);
+      return JSON.parse(r.stdout) as AgentEntry[];
+    },
+    timeAgents() {
+      const t0 = process.hrtime.bigint();
+      const r = agentsRun();
+      const ms = Number(process.hrtime.bigint() - t0) / 1e6;
+      if (r.status !== 0) throw new Error(`claude agents --json exited ${r.status}: ${r.stderr}`);
+      return ms;
+    },
+    processes: () => markedProcesses(LAB_MARKER, id),
+    async close() {
+      await endMarkedClaudes(LAB_MARKER, id);
+      spawnSync('tmux', ['-S', sock, '-f', '/dev/null', 'kill-server'], { stdio: 'ignore', timeout: 10_000 });
+      await endMarked(LAB_MARKER, id);
+      for (const child of children) child.unref();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+  return lab;
+}
