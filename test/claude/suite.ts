@@ -22,6 +22,8 @@ export interface Harness {
   lab: Lab;
   /** The built CLI with `--config-dir <lab>` appended. */
   ccs(...args: string[]): Ran;
+  /** The built CLI on another config dir. */
+  ccsIn(configDir: string, ...args: string[]): Ran;
   /** The CLI's path (for spawning `watch`). */
   cli: string;
   /** Processes of ours the test started beside the lab (ended in afterAll). */
@@ -35,7 +37,8 @@ export function useHarness(): Harness {
     if (!claudeCode.ok) return;
     h.cli = await builtCli();
     h.lab = await openLab(claudeCode.binary);
-    h.ccs = (...args) => runCli(h.cli, [...args, '--config-dir', h.lab.configDir], { env: cliEnv() });
+    h.ccsIn = (configDir, ...args) => runCli(h.cli, [...args, '--config-dir', configDir], { env: cliEnv() });
+    h.ccs = (...args) => h.ccsIn(h.lab.configDir, ...args);
   });
   afterAll(async () => {
     for (const p of h.own) await p.end();
