@@ -49,8 +49,8 @@ export interface Session {
   readonly file: string;
   /** Types text and Enter: `SLOW <ms> …` keeps it busy that long; `TOOL` makes it wait for approval. */
   send(text: string): Promise<void>;
-  /** Answers a permission prompt with its first option ("Yes"). */
-  approve(): void;
+  /** Answers the permission prompt with its first option ("Yes"); resolves once it is no longer waiting. */
+  approve(timeoutMs?: number): Promise<void>;
   /** Resolves with the record once its status is `status` (or the file is gone, for 'gone'). */
   waitFor(status: Status | 'gone', timeoutMs?: number): Promise<Record<string, unknown> | null>;
   /** Sends a signal, but only while the PID still carries this lab's marker. */
@@ -307,9 +307,22 @@ export async function openLab(binary: string): Promise<Lab> {
         await sleep(200); // the lab's typing delay: Enter right after the text is sometimes lost
         tmux(['send-keys', '-t', paneId, 'Enter']);
       },
-      approve() {
+      async approve(timeoutMs = 60_000) {
         if (!paneId) throw new Error(`${name} has no terminal`);
-        tmux(['send-keys', '-t', paneId, 'Enter']);
+        // The record says waiting a moment before the dialog takes keys: wait for its options on the
+        // screen, press Enter, and press again if the session is still waiting a while later.
+        const until = Date.now() + timeoutMs;
+        while (!/1\.\s*Yes/.test(session.screen())) {
+          if (Date.now() > until) throw new Error(`${name}: no permission dialog on screen:\n${session.screen()}`);
+          await sleep(50);
+        }
+        for (;;) {
+          tmux(['send-keys', '-t', paneId, 'Enter']);
+          const retry = Date.now() + 3_000;
+          while (readJson(file)?.status === 'waiting' && Date.now() < retry) await sleep(25);
+          if (readJson(file)?.status !== 'waiting') return;
+          if (Date.now() > until) throw new Error(`${name}: still waiting after Enter:\n${session.screen()}`);
+        }
       },
       async waitFor(status, timeoutMs = 60_000) {
         const until = Date.now() + timeoutMs;
