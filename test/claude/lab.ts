@@ -53,6 +53,10 @@ export interface Session {
   approve(timeoutMs?: number): Promise<void>;
   /** Resolves with the record once its status is `status` (or the file is gone, for 'gone'). */
   waitFor(status: Status | 'gone', timeoutMs?: number): Promise<Record<string, unknown> | null>;
+  /** Resolves with the record once `check` accepts it (null: no readable record). */
+  waitUntil(check: (record: Record<string, unknown> | null) => boolean, what: string, timeoutMs?: number): Promise<Record<string, unknown> | null>;
+  /** One whole turn from idle: send the prompt, see it start, approve it if asked, back to idle. */
+  turn(prompt: string, options?: { approve?: boolean }): Promise<void>;
   /** Sends a signal, but only while the PID still carries this lab's marker. */
   signal(signal: NodeJS.Signals): void;
   /** The record as it is on disk now, or null. */
@@ -324,16 +328,33 @@ export async function openLab(binary: string): Promise<Lab> {
           if (Date.now() > until) throw new Error(`${name}: still waiting after Enter:\n${session.screen()}`);
         }
       },
-      async waitFor(status, timeoutMs = 60_000) {
+      waitFor(status, timeoutMs = 60_000) {
+        return status === 'gone'
+          ? session.waitUntil((r) => r === null && !existsSync(file), 'gone', timeoutMs)
+          : session.waitUntil((r) => r?.status === status, status, timeoutMs);
+      },
+      async waitUntil(check, what, timeoutMs = 60_000) {
         const until = Date.now() + timeoutMs;
         for (;;) {
           const rec = readJson(file);
-          if (status === 'gone' ? !existsSync(file) : rec?.status === status) return rec;
+          if (check(rec)) return rec;
           if (Date.now() > until) {
-            throw new Error(`${name} (pid ${pid}) never reached ${status}; record: ${JSON.stringify(rec)}\n${session.screen()}`);
+            throw new Error(`${name} (pid ${pid}) never reached ${what}; record: ${JSON.stringify(rec)}\n${session.screen()}`);
           }
           await sleep(25);
         }
+      },
+      async turn(prompt, options = {}) {
+        const before = readJson(file)?.statusUpdatedAt;
+        await session.send(prompt);
+        // The turn has begun once the status changed at all: a short busy spell may fall between two
+        // polls (the caller's event loop can be blocked a while), so busy itself is not awaited.
+        await session.waitUntil((r) => r !== null && r.statusUpdatedAt !== before, `a turn of ${JSON.stringify(prompt)}`);
+        if (options.approve) {
+          await session.waitFor('waiting');
+          await session.approve();
+        }
+        await session.waitFor('idle');
       },
       signal(signal) {
         if (!markedProcesses(LAB_MARKER, id).includes(pid)) throw new Error(`${name}: PID ${pid} is no longer ours`);
