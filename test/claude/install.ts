@@ -5,7 +5,7 @@
  * package's platform package; the wrapper package's own install script is not run (no network).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -50,6 +50,7 @@ export function ensureClaudeCode(env: NodeJS.ProcessEnv = process.env): Availabi
     const cache = join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'claude-lab', version);
     binary = join(cache, 'node_modules', platformPackage(), 'claude');
     if (!existsSync(binary)) {
+      const fresh = !existsSync(cache);
       mkdirSync(cache, { recursive: true });
       const r = spawnSync(
         'npm',
@@ -57,6 +58,7 @@ export function ensureClaudeCode(env: NodeJS.ProcessEnv = process.env): Availabi
         { encoding: 'utf8', timeout: 600_000 },
       );
       if (r.status !== 0 || !existsSync(binary)) {
+        if (fresh) rmSync(cache, { recursive: true, force: true }); // no half-installed version left in the cache
         const why = (r.stderr ?? '').split('\n').find((l) => /ERR!|error/i.test(l))?.trim() ?? (r.error?.message || `npm exit ${r.status}`);
         return { ok: false, reason: `could not install @anthropic-ai/claude-code@${version} (${why})` };
       }
