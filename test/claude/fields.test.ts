@@ -3,11 +3,13 @@
  * fields it may add tomorrow (or a known field whose type changes) never make a record skipped.
  * Records of every shape seen: idle, waiting, `bg`, `claude -p`, a SIGKILL phantom.
  */
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
 import { scanRegistry, type SessionRecord } from '../../lib/index.js';
 import { LENIENT_FIELDS } from '../../lib/registry/read/fields.js';
+import { KEY_FIELDS, OBSERVED_FIELDS, PERMISSION_PROMPT } from './observed.js';
 import { describeWithClaude, useHarness } from './suite.js';
 
 /** The records and the parsed files at one moment (re-read until no file changed during the scan). */
@@ -54,16 +56,31 @@ describeWithClaude('every written field survives; unknown fields never skip a re
       expect(record.kind).toBe(doc.kind);
       for (const key of Object.keys(doc)) if (!LENIENT_FIELDS.includes(key) && key !== 'pid' && key !== 'sessionId') untyped.add(key);
     }
-    // What the writer emits beyond the typed fields: kept in raw only. A new name here is news for
-    // docs/testing-with-claude-code.md, not a failure.
-    console.log(`fields kept in raw only: ${[...untyped].sort().join(', ')}`);
+    // What the writer emits beyond the typed fields: kept in raw only. A field not seen before is news
+    // for docs/testing-with-claude-code.md (and observed.ts), not a failure: it is in raw all the same.
+    const news = [...new Set(Object.values(docs).flatMap((d) => Object.keys(d)))].filter((k) => !(OBSERVED_FIELDS as readonly string[]).includes(k));
+    console.log(`fields kept in raw only: ${[...untyped].sort().join(', ')}; not seen before: ${news.join(', ') || 'none'}`);
     const byPid = new Map(scan.records.map((r) => [r.pid, r]));
-    expect(byPid.get(waiting!.pid)).toMatchObject({ status: 'waiting', waitingFor: 'permission prompt', live: true, verdict: 'alive' });
+    expect(byPid.get(waiting!.pid)).toMatchObject({ status: 'waiting', waitingFor: PERMISSION_PROMPT, live: true, verdict: 'alive' });
     expect(byPid.get(print.pid)).toMatchObject({ entrypoint: 'sdk-cli', kind: 'interactive', interactive: true });
     expect(byPid.get(sessions[2]!.pid)).toMatchObject({ kind: 'bg', interactive: false, name: undefined });
     expect(byPid.get(killed!.pid)).toMatchObject({ verdict: expect.stringMatching(/^(zombie|gone)$/), live: false });
     expect(byPid.get(sessions[0]!.pid)!.tmux).toMatch(/^lab:@[0-9]+\.%[0-9]+$/);
     real = scan.records;
+  });
+
+  it('beside each record, one key file named by the sha256 of its messagingSocketPath, mode 0600', () => {
+    const dir = h.lab.sessionsDir;
+    const keys = readdirSync(dir).filter((n) => n.endsWith('.key'));
+    expect(keys).toHaveLength(real.length);
+    for (const r of real) {
+      const name = `${r.pid}.${createHash('sha256').update(r.messagingSocketPath!).digest('hex')}.key`;
+      expect(keys).toContain(name);
+      expect(statSync(join(dir, name)).mode & 0o777).toBe(0o600);
+      const body = JSON.parse(readFileSync(join(dir, name), 'utf8'));
+      expect(Object.keys(body)).toEqual([...KEY_FIELDS]);
+      expect(body).toMatchObject({ procStart: r.procStart, pidDomain: r.pidDomain, peerToken: expect.stringMatching(/^[0-9a-f]{32}$/) });
+    }
   });
 
   const deep = (n: number): unknown => (n === 0 ? 'bottom' : { d: deep(n - 1) });
