@@ -285,7 +285,12 @@ export async function openLab(binary: string): Promise<Lab> {
     CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
     DISABLE_AUTOUPDATER: '1',
     XDG_RUNTIME_DIR: join(root, 'run'),
+    XDG_CONFIG_HOME: join(root, 'home', '.config'),
+    XDG_CACHE_HOME: join(root, 'home', '.cache'),
+    XDG_DATA_HOME: join(root, 'home', '.local', 'share'),
+    XDG_STATE_HOME: join(root, 'home', '.local', 'state'),
     CLAUDE_CODE_TMPDIR: join(root, 'tmp'),
+    TMPDIR: join(root, 'tmp'),
     NO_PROXY: '127.0.0.1,localhost',
     [LAB_MARKER]: id,
   };
