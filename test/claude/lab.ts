@@ -214,6 +214,26 @@ export async function endMarked(key: string, value: string): Promise<void> {
   }
 }
 
+/**
+ * Cleans up after every lab of one run (`RUN_MARKER=run`), also labs whose test process died without
+ * closing them: ends the run's processes, then removes the temp folders that name this run.
+ */
+export async function sweepRun(run: string): Promise<void> {
+  if (!run) return;
+  await endMarked(RUN_MARKER, run);
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(LAB_PREFIX)) continue;
+    const dir = join(tmpdir(), name);
+    let owner = '';
+    try {
+      owner = readFileSync(join(dir, RUN_FILE), 'utf8');
+    } catch {
+      continue; // not a lab folder, or gone meanwhile
+    }
+    if (owner === run) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 const shq = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 const DIALOGS: Array<{ re: RegExp; keys: string[] }> = [

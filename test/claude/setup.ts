@@ -5,12 +5,9 @@
  * The teardown ends any process and removes any lab folder of this run that a crashed worker left.
  */
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureClaudeCode, type Availability } from './install.js';
-import { endMarked, LAB_PREFIX, RUN_FILE, RUN_MARKER } from './lab.js';
+import { RUN_MARKER, sweepRun } from './lab.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -35,18 +32,5 @@ export default function setup(project: TestProject) {
   }
   project.provide('claudeCode', found);
 
-  return async () => {
-    await endMarked(RUN_MARKER, run);
-    for (const name of readdirSync(tmpdir())) {
-      if (!name.startsWith(LAB_PREFIX)) continue;
-      const dir = join(tmpdir(), name);
-      let owner = '';
-      try {
-        owner = readFileSync(join(dir, RUN_FILE), 'utf8');
-      } catch {
-        continue; // not a lab folder of ours, or already gone
-      }
-      if (owner === run) rmSync(dir, { recursive: true, force: true });
-    }
-  };
+  return () => sweepRun(run);
 }
