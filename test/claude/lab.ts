@@ -243,7 +243,15 @@ const DIALOGS: Array<{ re: RegExp; keys: string[] }> = [
   { re: /Press Enter to continue/i, keys: ['Enter'] },
 ];
 
-export async function openLab(binary: string): Promise<Lab> {
+export interface LabOptions {
+  /**
+   * Let Claude Code sweep dead records itself where it would (not in a container; default false: the
+   * lab sets IS_SANDBOX=yes, so phantoms stay whatever machine runs the suite).
+   */
+  claudeSweeps?: boolean;
+}
+
+export async function openLab(binary: string, options: LabOptions = {}): Promise<Lab> {
   const root = mkdtempSync(join(tmpdir(), LAB_PREFIX));
   const id = randomBytes(8).toString('hex');
   const configDir = join(root, 'cfg');
@@ -292,10 +300,12 @@ export async function openLab(binary: string): Promise<Lab> {
   }
   const port = Number(readFileSync(portFile, 'utf8'));
 
-  // IS_SANDBOX is passed through when set: Claude Code's own sweep then stays off, as on this machine.
+  // IS_SANDBOX=yes keeps Claude Code's own sweep of dead records off (it declines in a sandbox), so a
+  // phantom stays until cc-sessions prunes it, in a container or not: checked with /.dockerenv hidden,
+  // where a session started without it deleted a SIGKILLed session's record and key.
   const env: NodeJS.ProcessEnv = {
     ...base,
-    ...(process.env.IS_SANDBOX ? { IS_SANDBOX: process.env.IS_SANDBOX } : {}),
+    ...(options.claudeSweeps ? {} : { IS_SANDBOX: 'yes' }),
     HOME: join(root, 'home'),
     TERM: 'xterm-256color',
     LANG: 'C.UTF-8',
