@@ -11,97 +11,30 @@
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import {
+  childrenOf,
+  comm,
+  endMarked,
+  endMarkedClaudes,
+  exists,
+  LAB_MARKER,
+  LAB_PREFIX,
+  markedProcesses,
+  RUN_FILE,
+  RUN_MARKER,
+} from './lab-processes.js';
 
-/** The marker variable; its value is unique per lab. */
-export const LAB_MARKER = 'CCS_CLAUDE_LAB';
-/** Every lab's temp folder starts with this (the global teardown removes its own run's leftovers). */
-export const LAB_PREFIX = 'ccs-claude-';
-/** Set by the suite's global setup, inherited by every lab process: the whole run's marker. */
-export const RUN_MARKER = 'CCS_CLAUDE_RUN';
-/** The file in a lab's temp folder that names the run it belongs to. */
-export const RUN_FILE = '.run';
+import type { AgentEntry, Lab, LabOptions, Session, SessionSpec } from './lab-types.js';
+
+export type { AgentEntry, Lab, LabOptions, Session, SessionSpec, Status } from './lab-types.js';
+export { endMarked, LAB_MARKER, LAB_PREFIX, markedProcesses, RUN_FILE, RUN_MARKER, sweepRun } from './lab-processes.js';
 
 const API_KEY = 'sk-ant-fake-key-000';
 const MOCK = join(import.meta.dirname, 'mock-api.mjs');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-export type Status = 'idle' | 'busy' | 'waiting' | 'shell';
-
-export interface SessionSpec {
-  name: string;
-  /** `bg` sets CLAUDE_CODE_SESSION_KIND=bg, as a background spawn of Claude Code does. */
-  kind?: 'interactive' | 'bg';
-  /** Default `default`, so the Bash tool asks for approval (status `waiting`). */
-  permissionMode?: string;
-  args?: string[];
-  env?: Record<string, string>;
-}
-
-export interface Session {
-  readonly name: string;
-  readonly pid: number;
-  readonly cwd: string;
-  readonly kind: 'interactive' | 'bg' | 'print';
-  /** The session's record file, `<config>/sessions/<pid>.json`. */
-  readonly file: string;
-  /** Types text and Enter: `SLOW <ms> …` keeps it busy that long; `TOOL` makes it wait for approval. */
-  send(text: string): Promise<void>;
-  /** Answers the permission prompt with its first option ("Yes"); resolves once it is no longer waiting. */
-  approve(timeoutMs?: number): Promise<void>;
-  /** Resolves with the record once its status is `status` (or the file is gone, for 'gone'). */
-  waitFor(status: Status | 'gone', timeoutMs?: number): Promise<Record<string, unknown> | null>;
-  /** Resolves with the record once `check` accepts it (null: no readable record). */
-  waitUntil(check: (record: Record<string, unknown> | null) => boolean, what: string, timeoutMs?: number): Promise<Record<string, unknown> | null>;
-  /** One whole turn from idle: send the prompt, see it start, approve it if asked, back to idle. */
-  turn(prompt: string, options?: { approve?: boolean }): Promise<void>;
-  /** Sends a signal, but only while the PID still carries this lab's marker. */
-  signal(signal: NodeJS.Signals): void;
-  /** The record as it is on disk now, or null. */
-  record(): Record<string, unknown> | null;
-  /** What the terminal shows (for failure messages). */
-  screen(): string;
-}
-
-export interface Lab {
-  /** The temp folder holding everything: config dir, tmux socket, home, cwds. */
-  readonly root: string;
-  /** The Claude Code config dir (CLAUDE_CONFIG_DIR) of every session. */
-  readonly configDir: string;
-  readonly sessionsDir: string;
-  readonly binary: string;
-  /** The environment claude runs in here (for running other claude commands yourself). */
-  readonly env: NodeJS.ProcessEnv;
-  /** Starts sessions in parallel; resolves once each has written its record. */
-  start(...specs: Array<SessionSpec | string>): Promise<Session[]>;
-  /** `claude -p PROMPT`, which registers while it runs (kind interactive, entrypoint sdk-cli). */
-  print(prompt: string, kind?: 'bg'): Promise<Session>;
-  /** `claude agents --json`, the official reader, on this config dir. */
-  agents(): AgentEntry[];
-  /** Runs `claude agents --json` once and returns its wall time in ms (for the speed comparison). */
-  timeAgents(): number;
-  /** Every process this lab started that is still running (marker in its environment). */
-  processes(): number[];
-  /** Ends everything by PID (SIGTERM, then SIGKILL), stops tmux and the mock, removes `root`. */
-  close(): Promise<void>;
-}
-
-/** One entry of `claude agents --json` (2.1.332). */
-export interface AgentEntry {
-  pid: number;
-  cwd?: string;
-  kind?: string;
-  startedAt?: number;
-  sessionId?: string;
-  name?: string;
-  status?: string;
-  waitingFor?: string;
-  id?: string;
-  state?: string;
-  [key: string]: unknown;
-}
 
 function readJson(path: string): Record<string, unknown> | null {
   try {
@@ -109,128 +42,6 @@ function readJson(path: string): Record<string, unknown> | null {
     return typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : null;
   } catch {
     return null;
-  }
-}
-
-function environ(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/environ`, 'latin1');
-  } catch {
-    return '';
-  }
-}
-
-function comm(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
-  } catch {
-    return '';
-  }
-}
-
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-  } catch {
-    return [];
-  }
-}
-
-function exists(pid: number): boolean {
-  try {
-    process.kill(pid, 0); // existence only: signal 0 is never delivered
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** PIDs whose environment carries `KEY=value` (an exact entry). */
-export function markedProcesses(key: string, value: string): number[] {
-  const entry = `${key}=${value}\0`;
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(name)) continue;
-    const pid = Number(name);
-    if (pid === process.pid) continue;
-    const env = environ(pid);
-    if (env.startsWith(entry) || env.includes(`\0${entry}`)) found.push(pid);
-  }
-  return found;
-}
-
-async function untilGone(pids: number[], timeoutMs: number): Promise<number[]> {
-  const deadline = Date.now() + timeoutMs;
-  let left = pids.filter(exists);
-  while (left.length > 0 && Date.now() < deadline) {
-    await sleep(50);
-    left = left.filter(exists);
-  }
-  return left;
-}
-
-/** Sends claude processes carrying `KEY=value` SIGCONT + SIGTERM (a stopped one can then exit, and each removes its own record). */
-async function endMarkedClaudes(key: string, value: string): Promise<void> {
-  const claudes = markedProcesses(key, value).filter((p) => comm(p) === 'claude');
-  for (const pid of claudes) {
-    try {
-      process.kill(pid, 'SIGCONT');
-      process.kill(pid, 'SIGTERM');
-    } catch {
-      // exited meanwhile
-    }
-  }
-  await untilGone(claudes, 10_000);
-}
-
-/** The process group of `pid` (field 5 of /proc/<pid>/stat, counted after the last `)`), or undefined. */
-function processGroup(pid: number): number | undefined {
-  try {
-    const line = readFileSync(`/proc/${pid}/stat`, 'latin1');
-    return Number(line.slice(line.lastIndexOf(')') + 2).split(' ')[2]);
-  } catch {
-    return undefined;
-  }
-}
-
-/**
- * Ends every process carrying `KEY=value`: claude first, politely, then SIGKILL for whatever is left,
- * by its own process group where it leads one (a pane shell, the mock), else by PID. Used by
- * `lab.close()` and by the suite's global teardown (a worker that crashed never ran its afterAll).
- */
-export async function endMarked(key: string, value: string): Promise<void> {
-  await endMarkedClaudes(key, value);
-  for (let round = 0; round < 3; round++) {
-    const left = markedProcesses(key, value);
-    if (left.length === 0) return;
-    for (const pid of left) {
-      try {
-        process.kill(processGroup(pid) === pid ? -pid : pid, 'SIGKILL');
-      } catch {
-        // exited meanwhile
-      }
-    }
-    await untilGone(left, 3_000);
-  }
-}
-
-/**
- * Cleans up after every lab of one run (`RUN_MARKER=run`), also labs whose test process died without
- * closing them: ends the run's processes, then removes the temp folders that name this run.
- */
-export async function sweepRun(run: string): Promise<void> {
-  if (!run) return;
-  await endMarked(RUN_MARKER, run);
-  for (const name of readdirSync(tmpdir())) {
-    if (!name.startsWith(LAB_PREFIX)) continue;
-    const dir = join(tmpdir(), name);
-    let owner = '';
-    try {
-      owner = readFileSync(join(dir, RUN_FILE), 'utf8');
-    } catch {
-      continue; // not a lab folder, or gone meanwhile
-    }
-    if (owner === run) rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -242,14 +53,6 @@ const DIALOGS: Array<{ re: RegExp; keys: string[] }> = [
   { re: /Choose the text style|Let's get started/i, keys: ['Enter'] },
   { re: /Press Enter to continue/i, keys: ['Enter'] },
 ];
-
-export interface LabOptions {
-  /**
-   * Let Claude Code sweep dead records itself where it would (not in a container; default false: the
-   * lab sets IS_SANDBOX=yes, so phantoms stay whatever machine runs the suite).
-   */
-  claudeSweeps?: boolean;
-}
 
 export async function openLab(binary: string, options: LabOptions = {}): Promise<Lab> {
   const root = mkdtempSync(join(tmpdir(), LAB_PREFIX));
