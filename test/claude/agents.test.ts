@@ -4,9 +4,16 @@
  * SIGKILL phantoms and a phantom whose PID a process of ours now holds. Both must list the same live
  * set with the same fields, and every command that counts must agree with that list.
  */
+import { spawnSync } from 'node:child_process';
+import { chmodSync, statSync } from 'node:fs';
 import { expect, it } from 'vitest';
+import { cliEnv } from '../cli/run-cli.js';
+import { hasSetpriv, isRoot } from '../helpers/processes.js';
 import type { AgentEntry, Session } from './lab.js';
 import { bothViews, describeWithClaude, listedAll, median, recycledPhantom, useHarness, type Seen } from './suite.js';
+
+// ▶ The lead sets this to true once the guard branch (has-interactive: 0 yes, 1 no, 3 cannot tell) is merged.
+const GUARD_FAILS_CLOSED = false;
 
 describeWithClaude('the live set equals claude agents --json', () => {
   const h = useHarness();
@@ -104,6 +111,27 @@ describeWithClaude('the live set equals claude agents --json', () => {
         `claude agents --json ${a.toFixed(0)} ms (wall, medians of 7, interleaved): ${(a / c).toFixed(1)}x`,
     );
     expect(count).toHaveLength(7);
+  });
+
+  it('a user who cannot list the real sessions folder (Claude Code makes it 0700): cannot tell, never yes or no', () => {
+    expect(statSync(h.lab.sessionsDir).mode & 0o777).toBe(0o700);
+    if (!isRoot || !hasSetpriv) return; // needs another user to be
+    chmodSync(h.lab.root, 0o755); // only sessions/ itself is closed to nobody, as in a real profile
+    chmodSync(h.lab.configDir, 0o755);
+    const asNobody = (...args: string[]) =>
+      spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, h.cli, ...args, '--config-dir', h.lab.configDir], {
+        encoding: 'utf8',
+        env: cliEnv(),
+        timeout: 20_000,
+      });
+    const guard = asNobody('has-interactive', '--verbose');
+    expect(guard.status).not.toBe(0); // it cannot see the humans that are there...
+    if (GUARD_FAILS_CLOSED) {
+      expect(guard.status, guard.stderr).toBe(3); // ...and says so, rather than "no"
+      expect(asNobody('count').status).not.toBe(0); // an unlistable folder is an error, not 0 sessions
+    } else {
+      expect(guard.stdout + guard.stderr).toMatch(/\S/); // it ran and answered (today: a wrong "no")
+    }
   });
 
   it('says no once only background sessions and phantoms are left, as the official reader does', async () => {
