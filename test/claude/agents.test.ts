@@ -1,8 +1,8 @@
 /**
  * cc-sessions against the official reader, `claude agents --json`, on one registry of real sessions:
- * idle, busy, waiting for a permission prompt, stopped (SIGSTOP), a `bg` kind, a `claude -p`, two
- * SIGKILL phantoms and a phantom whose PID a process of ours now holds. Both must list the same live
- * set with the same fields, and every command that counts must agree with that list.
+ * idle, busy, waiting for a permission prompt, stopped (SIGSTOP), a `bg` kind, a `claude -p`, a
+ * `claude --bg` job, two SIGKILL phantoms and a phantom whose PID a process of ours now holds. Both
+ * must list the same live set with the same fields, and every command that counts must agree with it.
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, statSync } from 'node:fs';
@@ -21,7 +21,7 @@ describeWithClaude('the live set equals claude agents --json', () => {
   const of: Record<string, Session> = {};
   let official: AgentEntry[] = [];
 
-  it('sets up idle, busy, waiting, stopped, bg, -p and phantom sessions', async () => {
+  it('sets up idle, busy, waiting, stopped, bg, -p, --bg job and phantom sessions', async () => {
     const sessions = await h.lab.start('idle', 'busy', 'waiting', 'stopped', { name: 'bg', kind: 'bg' }, 'killed1', 'killed2');
     for (const s of sessions) [pids[s.name], of[s.name]] = [s.pid, s];
     const [idle, busy, waiting, stopped, , killed1, killed2] = sessions;
@@ -35,6 +35,10 @@ describeWithClaude('the live set equals claude agents --json', () => {
     killed2!.signal('SIGKILL');
     const print = await h.lab.print('SLOW 600000 a print session');
     [pids.print, of.print] = [print.pid, print];
+    const job = await h.lab.background('SLOW 600000 a background job');
+    [pids.job, of.job] = [job.pid, job];
+    await job.waitFor('busy');
+    expect(job.record()).toMatchObject({ kind: 'bg', jobId: expect.stringMatching(/^[0-9a-f]{8}$/) });
     expect(print.record()).toMatchObject({ kind: 'interactive', entrypoint: 'sdk-cli' });
     pids.recycled = recycledPhantom(h, killed2!.file).pid;
     // SIGKILL leaves the record behind; a stopped process keeps its record.
@@ -49,13 +53,16 @@ describeWithClaude('the live set equals claude agents --json', () => {
     const views = bothViews(h);
     official = h.lab.agents();
     expect(views.ours).toEqual(views.theirs);
-    const live = ['idle', 'busy', 'waiting', 'stopped', 'bg', 'print'].map((n) => pids[n]!).sort((a, b) => a - b);
+    const live = ['idle', 'busy', 'waiting', 'stopped', 'bg', 'print', 'job'].map((n) => pids[n]!).sort((a, b) => a - b);
     expect(views.ours.map((s) => s.pid)).toEqual(live);
     const seen = (name: string) => views.ours.find((s) => s.pid === pids[name]) as Seen;
     expect(seen('busy').status).toBe('busy');
     expect(seen('waiting')).toMatchObject({ status: 'waiting', waitingFor: 'permission prompt' });
     expect(seen('bg').kind).toBe('background');
     expect(seen('print').status).toBe('busy');
+    expect(seen('job')).toMatchObject({ kind: 'background', status: 'busy' });
+    // The official reader names the job by its jobId; cc-sessions keeps jobId in raw.
+    expect(official.find((a) => a.pid === pids.job)?.id).toBe(of.job!.record()?.jobId);
   });
 
   it('hides the phantoms, and says why with --all: gone (or zombie) for SIGKILL, recycled for a reused PID', () => {
@@ -143,10 +150,10 @@ describeWithClaude('the live set equals claude agents --json', () => {
     const deadline = Date.now() + 30_000;
     while (h.lab.agents().some((a) => a.kind === 'interactive') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const agents = h.lab.agents();
-    expect(agents.map((a) => [a.pid, a.kind])).toEqual([[pids.bg, 'background']]);
+    expect(agents.map((a) => [a.pid, a.kind]).sort()).toEqual([[pids.bg, 'background'], [pids.job, 'background']].sort());
     expect(h.ccs('has-interactive').status).toBe(1);
     expect(h.ccs('count', '--interactive').stdout.trim()).toBe('0');
-    expect(h.ccs('count').stdout.trim()).toBe('1');
-    expect(JSON.parse(h.ccs('summary', '--json').stdout)).toMatchObject({ live: 1, background: 1, dead: 3 });
+    expect(h.ccs('count').stdout.trim()).toBe('2');
+    expect(JSON.parse(h.ccs('summary', '--json').stdout)).toMatchObject({ live: 2, background: 2, dead: 3 });
   });
 });

@@ -16,7 +16,7 @@ export interface Session {
   readonly name: string;
   readonly pid: number;
   readonly cwd: string;
-  readonly kind: 'interactive' | 'bg' | 'print';
+  readonly kind: 'interactive' | 'bg' | 'print' | 'job';
   /** The session's record file, `<config>/sessions/<pid>.json`. */
   readonly file: string;
   /** Types text and Enter: `SLOW <ms> …` keeps it busy that long; `TOOL` makes it wait for approval. */
@@ -50,6 +50,11 @@ export interface Lab {
   start(...specs: Array<SessionSpec | string>): Promise<Session[]>;
   /** `claude -p PROMPT`, which registers while it runs (kind interactive, entrypoint sdk-cli). */
   print(prompt: string, kind?: 'bg'): Promise<Session>;
+  /**
+   * `claude --bg PROMPT`: a background job run by Claude Code's daemon (kind bg, with a `jobId`);
+   * resolves once its record exists. `close()` stops the daemon.
+   */
+  background(prompt: string): Promise<Session>;
   /** `claude agents --json`, the official reader, on this config dir. */
   agents(): AgentEntry[];
   /** Runs `claude agents --json` once and returns its wall time in ms (for the speed comparison). */

@@ -10,8 +10,8 @@
  * whose /proc/<pid>/environ still holds that marker are signalled, by PID or by their own process group.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -263,6 +263,8 @@ export async function openLab(binary: string, options: LabOptions = {}): Promise
     }
   };
 
+  let jobs = 0;
+  let daemonUsed = false;
   const agentsRun = () =>
     spawnSync(binary, ['agents', '--json'], { encoding: 'utf8', env, cwd: work, timeout: 60_000 });
 
@@ -299,6 +301,25 @@ export async function openLab(binary: string, options: LabOptions = {}): Promise
       }
       return session;
     },
+    async background(prompt) {
+      const cwd = join(work, `job-${jobs++}`);
+      mkdirSync(cwd, { recursive: true });
+      trust(cwd);
+      daemonUsed = true;
+      const r = spawnSync(binary, ['--bg', '--permission-mode', 'default', prompt], { cwd, env, encoding: 'utf8', timeout: 90_000 });
+      const jobId = /claude logs ([0-9a-f]{8})/.exec(`${r.stdout}${r.stderr}`)?.[1];
+      if (r.status !== 0 || !jobId) throw new Error(`claude --bg exited ${r.status}: ${r.stdout}${r.stderr}`);
+      // The job runs in a worker the daemon spawned ahead; its record appears once the job claims it.
+      const until = Date.now() + 90_000;
+      for (;;) {
+        for (const name of existsSync(sessionsDir) ? readdirSync(sessionsDir) : []) {
+          const rec = /^[0-9]+\.json$/.test(name) ? readJson(join(sessionsDir, name)) : null;
+          if (rec?.jobId === jobId && typeof rec.pid === 'number') return makeSession(`job-${jobId}`, rec.pid, cwd, 'job');
+        }
+        if (Date.now() > until) throw new Error(`claude --bg job ${jobId} never registered`);
+        await sleep(50);
+      }
+    },
     agents() {
       const r = agentsRun();
       if (r.status !== 0) throw new Error(`claude agents --json exited ${r.status}: ${r.stderr}`);
@@ -313,9 +334,22 @@ export async function openLab(binary: string, options: LabOptions = {}): Promise
     },
     processes: () => markedProcesses(LAB_MARKER, id),
     async close() {
+      // Background jobs live under Claude Code's daemon: ask it to stop them first.
+      if (daemonUsed) spawnSync(binary, ['daemon', 'stop', '--any'], { cwd: work, env, stdio: 'ignore', timeout: 30_000 });
       await endMarkedClaudes(LAB_MARKER, id);
       spawnSync('tmux', ['-S', sock, '-f', '/dev/null', 'kill-server'], { stdio: 'ignore', timeout: 10_000 });
       await endMarked(LAB_MARKER, id);
+      if (daemonUsed) {
+        // The daemon's sockets live where Claude Code puts them, outside our folder:
+        // /tmp/cc-daemon-<uid>/<sha256(config dir)[:8]>. Remove ours, and the parent if it is now empty.
+        const daemons = join('/tmp', `cc-daemon-${process.getuid?.() ?? 0}`);
+        rmSync(join(daemons, createHash('sha256').update(configDir).digest('hex').slice(0, 8)), { recursive: true, force: true });
+        try {
+          rmdirSync(daemons);
+        } catch {
+          // another config dir's daemon still uses it, or it is gone
+        }
+      }
       for (const child of children) child.unref();
       rmSync(root, { recursive: true, force: true });
     },
