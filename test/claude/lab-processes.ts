@@ -3,7 +3,8 @@
  * group they lead: nothing here ever signals a process whose /proc/<pid>/environ lacks the marker.
  * Also the run-wide sweep the suite's global teardown calls.
  */
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -121,6 +122,25 @@ export async function endMarked(key: string, value: string): Promise<void> {
 }
 
 /**
+ * Claude Code's daemon (for `claude --bg`) keeps its sockets outside the config dir, in
+ * /tmp/cc-daemon-<uid>/<sha256(config dir)[:8]>: removes that folder, and the parent once it is empty.
+ * `started`: this lab started a daemon (so it may have made the parent too).
+ */
+export function removeDaemonFolder(configDir: string, started: boolean): void {
+  const daemons = join('/tmp', `cc-daemon-${process.getuid?.() ?? 0}`);
+  const ours = join(daemons, createHash('sha256').update(configDir).digest('hex').slice(0, 8));
+  // `daemon stop` removes its own folder but not the parent. Where no daemon of ours is known to have
+  // run, leave the shared parent alone.
+  if (!started && !existsSync(ours)) return;
+  rmSync(ours, { recursive: true, force: true });
+  try {
+    rmdirSync(daemons);
+  } catch {
+    // another config dir's daemon still uses it, or it is gone
+  }
+}
+
+/**
  * Cleans up after every lab of one run (`RUN_MARKER=run`), also labs whose test process died without
  * closing them: ends the run's processes, then removes the temp folders that name this run.
  */
@@ -136,7 +156,9 @@ export async function sweepRun(run: string): Promise<void> {
     } catch {
       continue; // not a lab folder, or gone meanwhile
     }
-    if (owner === run) rmSync(dir, { recursive: true, force: true });
+    if (owner !== run) continue;
+    rmSync(dir, { recursive: true, force: true });
+    removeDaemonFolder(join(dir, 'cfg'), false);
   }
 }
 

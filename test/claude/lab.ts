@@ -10,8 +10,8 @@
  * whose /proc/<pid>/environ still holds that marker are signalled, by PID or by their own process group.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -23,6 +23,7 @@ import {
   LAB_MARKER,
   LAB_PREFIX,
   markedProcesses,
+  removeDaemonFolder,
   RUN_FILE,
   RUN_MARKER,
 } from './lab-processes.js';
@@ -339,17 +340,7 @@ export async function openLab(binary: string, options: LabOptions = {}): Promise
       await endMarkedClaudes(LAB_MARKER, id);
       spawnSync('tmux', ['-S', sock, '-f', '/dev/null', 'kill-server'], { stdio: 'ignore', timeout: 10_000 });
       await endMarked(LAB_MARKER, id);
-      if (daemonUsed) {
-        // The daemon's sockets live where Claude Code puts them, outside our folder:
-        // /tmp/cc-daemon-<uid>/<sha256(config dir)[:8]>. Remove ours, and the parent if it is now empty.
-        const daemons = join('/tmp', `cc-daemon-${process.getuid?.() ?? 0}`);
-        rmSync(join(daemons, createHash('sha256').update(configDir).digest('hex').slice(0, 8)), { recursive: true, force: true });
-        try {
-          rmdirSync(daemons);
-        } catch {
-          // another config dir's daemon still uses it, or it is gone
-        }
-      }
+      if (daemonUsed) removeDaemonFolder(configDir, true);
       for (const child of children) child.unref();
       rmSync(root, { recursive: true, force: true });
     },
