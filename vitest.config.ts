@@ -1,4 +1,4 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 // CI asks for a JSON report as well, so .ci/run can print one plain closing line.
 const report = process.env.CCS_TEST_REPORT;
@@ -6,6 +6,8 @@ const report = process.env.CCS_TEST_REPORT;
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The real-Claude-Code suite has its own run: npm run test:claude (vitest.claude.config.ts).
+    exclude: [...configDefaults.exclude, 'test/claude/**'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // Tests spawn and reap real processes; forks keep each file's children in its own process.

@@ -5,7 +5,7 @@
  * call it; the folder is removed there too.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -92,20 +92,34 @@ export function createDemoRegistry(): DemoRegistry {
       mkdirSync(dir, { mode: 0o700 });
       const domain = ourPidDomain();
       const now = Date.now();
+      // Shaped like what Claude Code 2.1.332 writes (docs/testing-with-claude-code.md): the same fields in
+      // the same order, `updatedAt` moving with `statusUpdatedAt`.
       const write = (pid: number, fields: Record<string, unknown>, file = `${pid}.json`) => {
+        const { procStart, status, statusUpdatedAt, waitingFor, name, nameSource, jobId, ...rest } = fields;
         const record = {
           pid,
           sessionId: randomUUID(),
           cwd: join(homedir(), 'src', 'demo-app'),
           startedAt: now - 3_600_000,
-          pidDomain: domain,
-          version: '2.1.283',
+          procStart,
+          version: '2.1.332',
+          peerProtocol: 1,
+          peerFeatures: ['notify_idle', 'reply_across_default_dirs', 'artifact_yield'],
           kind: 'interactive',
           entrypoint: 'cli',
-          updatedAt: now - 60_000,
-          ...fields,
+          pidDomain: domain,
+          asksForConvertedSkills: null,
+          messagingSocketPath: join(tmpdir(), 'cc-socks', `${pid}.sock`),
+          ...rest,
+          ...(name === undefined ? {} : { name, nameSource: nameSource ?? 'derived', nameSince: now - 3_600_000 }),
+          ...(jobId === undefined ? {} : { jobId }),
+          status,
+          updatedAt: statusUpdatedAt,
+          statusUpdatedAt,
+          ...(waitingFor === undefined ? {} : { waitingFor }),
         };
         writeFileSync(join(dir, file), JSON.stringify(record));
+        return record;
       };
       const liveSleep = () => {
         const pid = start('sleep', ['600']).pid;
@@ -116,15 +130,17 @@ export function createDemoRegistry(): DemoRegistry {
       // Live claims with their true start token.
       const [a, b, c, recycled, halfWritten] = [liveSleep(), liveSleep(), liveSleep(), liveSleep(), liveSleep()];
       const tokens = probe([a, b, c, recycled]).map((p) => p.token);
-      write(a, { procStart: tokens[0], name: 'refactor-auth', status: 'busy', statusUpdatedAt: now - 42_000 });
+      const recordA = write(a, { procStart: tokens[0], name: 'refactor-auth', status: 'busy', statusUpdatedAt: now - 42_000 });
       write(b, {
         procStart: tokens[1],
         name: 'fix-flaky-test',
         status: 'waiting',
-        waitingFor: 'approve Bash',
+        waitingFor: 'permission prompt',
         statusUpdatedAt: now - 180_000,
       });
-      write(c, { procStart: tokens[2], kind: 'bg', name: 'nightly-report', status: 'idle', statusUpdatedAt: now - 7_200_000 });
+      // A `claude --bg` job: kind bg, a job id, and a label Claude Code made up for it.
+      const job = randomBytes(4).toString('hex');
+      write(c, { procStart: tokens[2], kind: 'bg', name: 'nightly report', nameSource: 'auto', jobId: job, status: 'idle', statusUpdatedAt: now - 7_200_000 });
       registry.claims.push(
         { pid: a, role: 'a live interactive session (busy)', expected: 'alive' },
         { pid: b, role: 'a live interactive session (waiting for approval)', expected: 'alive' },
@@ -164,7 +180,10 @@ export function createDemoRegistry(): DemoRegistry {
 
       // Files that are not records: skipped or ignored, never deleted.
       writeFileSync(join(dir, 'notes.json'), '{"note": "not a <pid>.json name"}');
-      writeFileSync(join(dir, `${a}.${randomBytes(32).toString('hex')}.key`), randomBytes(32), { mode: 0o600 });
+      // The peer key beside a record: `<pid>.<sha256 of messagingSocketPath>.key`, mode 0600.
+      const keyName = `${a}.${createHash('sha256').update(recordA.messagingSocketPath).digest('hex')}.key`;
+      const key = { peerToken: randomBytes(16).toString('hex'), procStart: recordA.procStart, pidDomain: domain };
+      writeFileSync(join(dir, keyName), JSON.stringify(key), { mode: 0o600 });
       writeFileSync(join(dir, '0123.json'), JSON.stringify({ pid: 123, sessionId: randomUUID() }));
       writeFileSync(join(configDir, 'elsewhere.json'), JSON.stringify({ pid: parent.pid, sessionId: randomUUID() }));
       symlinkSync(join('..', 'elsewhere.json'), join(dir, `${parent.pid}.json`));

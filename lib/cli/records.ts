@@ -35,7 +35,7 @@ export function verdictCell(r: SessionRecord, paint: Paint): Cell {
   return { text: r.verdict, paint: colour };
 }
 
-/** `busy 3m ago`, `waiting (approve Bash) 12s ago`, or `-` when the record has no status. */
+/** `busy 3m ago`, `waiting (permission prompt) 12s ago`, or `-` when the record has no status. */
 export function statusText(r: SessionRecord, now = Date.now()): string {
   const status = r.status ? printable(r.status) : '-';
   const detail = r.status === 'waiting' && r.waitingFor ? ` (${clip(printable(r.waitingFor), 24)})` : '';

@@ -2,10 +2,12 @@
  * `cc-sessions demo` leaves nothing behind: no process it started, no folder, whether it runs to the
  * end, is interrupted while building its registry, or while holding it (--wait).
  */
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { lstatSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { KEY_FIELDS, OBSERVED_FIELDS, PERMISSION_PROMPT } from '../claude/observed.js';
 import { builtCli, cliEnv, removeCopy, runCli, startCli } from './run-cli.js';
 
 let cli: string;
@@ -78,6 +80,7 @@ describe('cc-sessions demo', () => {
     expect(stdout).not.toContain('expected');
     expect(stdout).toMatch(/^Removed 3 dead records:/m);
     expect(stdout).toContain('1 busy · 1 waiting · 1 idle');
+    expect(stdout).toMatch(/^\d+\s+interactive\s+waiting \(permission prompt\) 3m ago\s/m);
     expect(stdout).toContain('What was filtered, and why');
     const pids = [...stdout.matchAll(/^(\d+)\s+(?:alive|recycled|gone|zombie)\s/gm)].map((m) => Number(m[1]));
     expect(stdout).toMatch(/^Cleaned up: ended PIDs [\d, ]+ and removed .*\.$/m);
@@ -123,6 +126,54 @@ describe('cc-sessions demo', () => {
       await expectNothingLeft(child.pid!);
     });
   }
+
+  it('its records are shaped like what the real Claude Code writes (test/claude/observed.ts)', async () => {
+    const child = startCli(cli, ['demo', '--wait'], { env: cliEnv({ TMPDIR: tmp }) });
+    let stdout = '';
+    const folder = await new Promise<string>((resolve, reject) => {
+      child.stdout!.on('data', (d: Buffer) => {
+        stdout += d;
+        const m = /The demo registry stays at (\S+) until you press Ctrl-C/.exec(stdout);
+        if (m) resolve(m[1]!);
+      });
+      child.once('exit', () => reject(new Error('demo exited early')));
+    });
+    try {
+      const dir = join(folder, 'sessions');
+      const records = readdirSync(dir)
+        .filter((n) => /^[1-9][0-9]*\.json$/.test(n) && !lstatSync(join(dir, n)).isSymbolicLink())
+        .flatMap((n) => {
+          try {
+            return [JSON.parse(readFileSync(join(dir, n), 'utf8')) as Record<string, unknown>];
+          } catch {
+            return []; // the demo's half-written file
+          }
+        });
+      expect(records.length).toBe(3); // the live ones: the tour pruned the dead before holding
+      for (const r of records) {
+        const keys = Object.keys(r);
+        // Only fields the real writer emits, in the order it writes them.
+        expect(keys.filter((k) => !(OBSERVED_FIELDS as readonly string[]).includes(k))).toEqual([]);
+        expect(keys).toEqual(OBSERVED_FIELDS.filter((k) => keys.includes(k)));
+        expect(r).toMatchObject({ version: '2.1.332', peerProtocol: 1, entrypoint: 'cli' });
+        expect(r.updatedAt).toBe(r.statusUpdatedAt);
+        if (r.status !== 'waiting') expect(r).not.toHaveProperty('waitingFor');
+      }
+      expect(records.filter((r) => r.status === 'waiting').map((r) => r.waitingFor)).toEqual([PERMISSION_PROMPT]);
+      expect(records.find((r) => r.kind === 'bg')).toMatchObject({ nameSource: 'auto', jobId: expect.stringMatching(/^[0-9a-f]{8}$/) });
+      const keyFiles = readdirSync(dir).filter((n) => n.endsWith('.key'));
+      expect(keyFiles).toHaveLength(1);
+      const owner = records.find((r) => keyFiles[0]!.startsWith(`${r.pid}.`))!;
+      expect(keyFiles[0]).toBe(`${owner.pid}.${createHash('sha256').update(String(owner.messagingSocketPath)).digest('hex')}.key`);
+      expect(Object.keys(JSON.parse(readFileSync(join(dir, keyFiles[0]!), 'utf8')))).toEqual([...KEY_FIELDS]);
+      expect(statSync(join(dir, keyFiles[0]!)).mode & 0o777).toBe(0o600);
+    } finally {
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGINT');
+      await exited;
+    }
+    await expectNothingLeft(child.pid!);
+  });
 
   it('SIGINT while it is still building its registry: nothing left', async () => {
     const child = startCli(cli, ['demo'], { env: cliEnv({ TMPDIR: tmp }) });
