@@ -12,9 +12,6 @@ import { hasSetpriv, isRoot } from '../helpers/processes.js';
 import type { AgentEntry, Session } from './lab.js';
 import { bothViews, describeWithClaude, listedAll, median, recycledPhantom, useHarness, type Seen } from './suite.js';
 
-// ▶ The lead sets this to true once the guard branch (has-interactive: 0 yes, 1 no, 3 cannot tell) is merged.
-const GUARD_FAILS_CLOSED = true;
-
 describeWithClaude('the live set equals claude agents --json', () => {
   const h = useHarness();
   const pids: Record<string, number> = {};
@@ -132,13 +129,9 @@ describeWithClaude('the live set equals claude agents --json', () => {
         timeout: 20_000,
       });
     const guard = asNobody('has-interactive', '--verbose');
-    expect(guard.status).not.toBe(0); // it cannot see the humans that are there...
-    if (GUARD_FAILS_CLOSED) {
-      expect(guard.status, guard.stderr).toBe(3); // ...and says so, rather than "no"
-      expect(asNobody('count').status).not.toBe(0); // an unlistable folder is an error, not 0 sessions
-    } else {
-      expect(guard.stdout + guard.stderr).toMatch(/\S/); // it ran and answered (today: a wrong "no")
-    }
+    // It cannot see the humans that are there, and says so rather than "no".
+    expect(guard.status, guard.stderr).toBe(3);
+    expect(asNobody('count').status).not.toBe(0); // an unlistable folder is an error, not 0 sessions
   });
 
   it('says no once only background sessions and phantoms are left, as the official reader does', async () => {
