@@ -7,7 +7,7 @@ import { jsReadFiles, nativeReadFiles, type FileBatch, type ReadFiles } from './
 import { loadNativeAddon } from './load.js';
 import { nativeBackend } from './native.js';
 import { jsLinuxBackend } from './js-linux.js';
-import { killOnlyBackend } from './js-generic.js';
+import { killOnlyBackend } from './kill-only.js';
 import { psBackend } from './ps.js';
 import {
   STATE_GONE,
