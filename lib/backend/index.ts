@@ -89,11 +89,6 @@ export function readFiles(dir: string, names: readonly string[], maxBytes: numbe
   return selected().read(dir, names, maxBytes);
 }
 
-/** Which reader serves: the addon's batch read or the JS twin. */
-export function readBackendName(): 'native' | 'js' {
-  return selected().read === jsReadFiles ? 'js' : 'native';
-}
-
 /** Forgets the selected backend so the next call selects again (tests switch CC_SESSIONS_BACKEND). */
 export function resetBackend(): void {
   current = undefined;
