@@ -117,7 +117,7 @@ describe.each(BACKENDS)('safe reads (%s backend)', (backendName) => {
 
   it('ignores every non-candidate name', () => {
     const rec = sessionRecord(live.pid);
-    for (const name of ['0123.json', 'notes.json', `${live.pid}.${'ab'.repeat(32)}.key`, '12.json.tmp', '.fleetview-heartbeat', '-1.json', '1.5.json', '2026-03-14_notes.md']) {
+    for (const name of ['0123.json', 'notes.json', `${live.pid}.${'ab'.repeat(32)}.key`, '12.json.tmp', '.fleetview-heartbeat', '-1.json', '1.5.json', '2026-03-14_notes.md', `pid-${live.pid}.json`]) {
       reg.write(live.pid, rec, name);
     }
     expect(scanRegistry(reg.configDir, FAST)).toEqual({ records: [], skipped: [] });
