@@ -4,11 +4,12 @@
  * goes where Node keeps it (NODE_COMPILE_CACHE here), not beside the bundle.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import * as nodeModule from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileTree } from '../helpers/file-tree.js';
 import { hasSetpriv, isRoot } from '../helpers/processes.js';
 import { builtCli, cliEnv, removeCopy, runCli, SHIPPED } from './run-cli.js';
 
@@ -16,16 +17,6 @@ let cli = '';
 let dir = '';
 const version = JSON.parse(readFileSync(join(import.meta.dirname, '../../package.json'), 'utf8')).version as string;
 const hasCompileCache = typeof (nodeModule as { enableCompileCache?: unknown }).enableCompileCache === 'function';
-
-/** Every file below `root` with its size and modification time. */
-function tree(root: string): string[] {
-  return readdirSync(root, { recursive: true, encoding: 'utf8' })
-    .map((name) => {
-      const s = statSync(join(root, name));
-      return `${name} ${s.size} ${s.mtimeMs}`;
-    })
-    .sort();
-}
 
 beforeAll(async () => {
   cli = await builtCli();
@@ -35,20 +26,20 @@ afterAll(() => removeCopy(cli));
 
 describe('the cc-sessions executable', () => {
   it('answers, and leaves its folder exactly as it was', () => {
-    const before = tree(dir);
+    const before = fileTree(dir);
     expect(runCli(cli, ['--version']).stdout).toBe(`${version}\n`);
     expect(runCli(cli, ['count', '--config-dir', join(dir, 'no-such-config')])).toMatchObject({ status: 0, stdout: '0\n' });
     expect(runCli(cli, ['--version']).stdout).toBe(`${version}\n`);
-    expect(tree(dir)).toEqual(before);
+    expect(fileTree(dir)).toEqual(before);
   });
 
   it(`puts a compile cache only in Node's own place (${hasCompileCache ? 'Node has one' : 'none on this Node'})`, () => {
     const cache = mkdtempSync(join(tmpdir(), 'ccs-compile-cache-'));
     try {
-      const before = tree(dir);
+      const before = fileTree(dir);
       const ran = runCli(cli, ['--version'], { env: cliEnv({ NODE_COMPILE_CACHE: cache }) });
       expect(ran).toMatchObject({ status: 0, stdout: `${version}\n`, stderr: '' });
-      expect(tree(dir)).toEqual(before);
+      expect(fileTree(dir)).toEqual(before);
       expect(readdirSync(cache).length > 0).toBe(hasCompileCache);
     } finally {
       rmSync(cache, { recursive: true, force: true });
@@ -60,14 +51,14 @@ describe('the cc-sessions executable', () => {
     try {
       for (const file of SHIPPED) copyFileSync(join(dir, file), join(ro, file));
       chmodSync(ro, 0o555);
-      const before = tree(ro);
+      const before = fileTree(ro);
       const ran = spawnSync(
         'setpriv',
         ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, join(ro, 'cli.cjs'), '--version'],
         { encoding: 'utf8', env: cliEnv({ NODE_COMPILE_CACHE: '' }) },
       );
       expect(ran).toMatchObject({ status: 0, stdout: `${version}\n`, stderr: '' });
-      expect(tree(ro)).toEqual(before);
+      expect(fileTree(ro)).toEqual(before);
     } finally {
       chmodSync(ro, 0o755);
       rmSync(ro, { recursive: true, force: true });

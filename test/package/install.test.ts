@@ -12,6 +12,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileTree } from '../helpers/file-tree.js';
 
 const root = join(import.meta.dirname, '../..');
 const prebuild = join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'cc-sessions.node');
@@ -66,16 +67,6 @@ function backendIn(dir: string, kind: 'esm' | 'cjs'): { name: string; reason?: s
   });
   expect(out.stderr).toBe('');
   return JSON.parse(out.stdout);
-}
-
-/** Every file below `dir` with its size and modification time. */
-function tree(dir: string): string[] {
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .map((name) => {
-      const s = statSync(join(dir, name));
-      return `${name} ${s.size} ${s.mtimeMs}`;
-    })
-    .sort();
 }
 
 beforeAll(() => {
@@ -174,7 +165,7 @@ describe('the packed package', () => {
     const dir = freshProject('with-prebuild');
     const pkg = join(dir, 'node_modules/cc-sessions');
     expect(existsSync(join(pkg, 'build'))).toBe(false);
-    const installed = tree(pkg);
+    const installed = fileTree(pkg);
     expect(backendIn(dir, 'esm')).toEqual({ name: 'native' });
     expect(backendIn(dir, 'cjs')).toEqual({ name: 'native' });
     // The executable npm linked runs, from a folder that is not the package's.
@@ -183,7 +174,7 @@ describe('the packed package', () => {
     expect(spawnSync(bin, ['--version'], { cwd: dir, encoding: 'utf8' })).toMatchObject({ status: 0, stdout: `${version}\n` });
     const env = { ...process.env, CLAUDE_CONFIG_DIR: join(dir, 'no-such-config') };
     expect(spawnSync(bin, ['count'], { cwd: dir, encoding: 'utf8', env })).toMatchObject({ status: 0, stdout: '0\n' });
-    expect(tree(pkg)).toEqual(installed);
+    expect(fileTree(pkg)).toEqual(installed);
   }, 120_000);
 
   it('installs without prebuild or compiler: npm runs the install script, its build fails, the install does not, and the JS backend serves and says why', () => {
