@@ -5,9 +5,9 @@
  * EPERM. Only ESRCH means it does not exist. The caller guarantees 0 < pid ≤ 2^31-1.
  *
  * `process.kill` throws an Error for every dead PID, and capturing its stack costs most of the
- * 5–30 µs it takes: the Error is only read for its code, so no stack is captured (~3 µs). The Linux JS
- * backend asks procfs first (js-linux.ts) and comes here only where procfs cannot be trusted; the
- * native backend never does (the addon calls kill itself).
+ * 5–30 µs it takes: the Error is only read for its code, so no stack is captured (~2 µs). Every JS
+ * backend asks here (js-linux.ts, ps.ts, kill-only.ts); the native one never does (the addon calls
+ * kill itself).
  */
 export function killZero(pid: number): boolean {
   const limit = Error.stackTraceLimit;
