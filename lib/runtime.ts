@@ -1,7 +1,7 @@
 /**
  * What this module system offers at run time, whether the code runs as the ESM bundle, the CommonJS
- * bundles or the TypeScript sources (tests): the file it runs from, a require() beside it, and Node
- * built-ins loaded on first use instead of at start-up.
+ * bundles or the TypeScript sources (tests): the file it runs from, and Node built-ins loaded on first
+ * use instead of at start-up.
  */
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
@@ -15,13 +15,12 @@ const metaUrl = (import.meta as { url?: string }).url;
 /** The file this code runs from: a bundle in dist/, or this source file. */
 export const hereFile: string = metaUrl ? fileURLToPath(metaUrl) : (__filename as string);
 
-/** require() relative to hereFile: for files shipped beside the bundle (the addon, lenient-zod.cjs). */
-export const requireBeside: NodeJS.Require = createRequire(hereFile);
-
 type GetBuiltin = (id: string) => unknown;
 
+// process.getBuiltinModule (Node ≥ 20.16) loads a built-in from ESM and CommonJS alike; before it,
+// a require() made here does.
 const getBuiltin: GetBuiltin =
-  (process as { getBuiltinModule?: GetBuiltin }).getBuiltinModule?.bind(process) ?? requireBeside;
+  (process as { getBuiltinModule?: GetBuiltin }).getBuiltinModule?.bind(process) ?? createRequire(hereFile);
 
 /**
  * A Node built-in, loaded on first call. `node:child_process` alone costs ~4 ms to load and

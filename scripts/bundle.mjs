@@ -1,53 +1,52 @@
-// Bundles the library (ESM + CommonJS) and the CLI. Bundling matters for start-up: a statusline starts
-// the CLI on every render, and one file with tree-shaken zod/mini loads far faster than a module graph.
+// Bundles the library (ESM + CommonJS) and the CLI into dist/. Bundling matters for start-up: a
+// statusline starts the CLI on every render, and one file loads far faster than a module graph.
+// What dist/ holds depends only on the sources: every build removes the files it did not write
+// (dist/types is scripts/types.mjs's), and nothing is written there at run time (lib/cli/launch.ts).
 import { build } from 'esbuild';
-import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
 
 const common = {
   bundle: true,
   platform: 'node',
   target: 'node20',
-  // node-gyp-build is required at run time by path (the addon location), and the zod schema is a
-  // file of its own, required on first use (lib/registry/read/schema.ts): both stay outside.
-  external: ['node-gyp-build', './lenient-zod.cjs'],
+  // node-gyp-build is required at run time by path (the addon location) and stays a dependency.
+  external: ['node-gyp-build'],
   legalComments: 'none',
   logLevel: 'warning',
+  // Maps with the sources inside (lib/ is not shipped): `node --enable-source-maps`, or
+  // CC_SESSIONS_DEBUG=1 for the CLI, prints stacks in lib/*.ts lines.
+  sourcemap: 'linked',
   // load.ts falls back to __filename where import.meta is empty (the CommonJS builds).
   logOverride: { 'empty-import-meta': 'silent' },
-  // Tells lib/registry/read/schema.ts to require dist/lenient-zod.cjs instead of importing zod eagerly,
-  // and gives the CLI its version without reading package.json at run time.
-  define: {
-    __CCS_BUNDLED__: 'true',
-    __CCS_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version),
-  },
+  // Gives the CLI its version without reading package.json at run time.
+  define: { __CCS_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
 };
 
-// The library keeps its names (readable stack traces) but loses whitespace: less to parse at start-up.
-const library = { ...common, entryPoints: ['lib/index.ts'], minifyWhitespace: true, minifySyntax: true };
+// The library keeps its names and one statement per line, so a stack trace or the source line Node
+// prints for an uncaught error stays readable; syntax is still minified (less to parse at start-up).
+const library = { ...common, entryPoints: ['lib/index.ts'], minifySyntax: true };
 
-await Promise.all([
-  build({ ...library, format: 'esm', outfile: 'dist/index.js' }),
-  build({ ...library, format: 'cjs', outfile: 'dist/index.cjs' }),
-  build({ ...common, entryPoints: ['lib/registry/read/lenient-zod.ts'], format: 'cjs', minify: true, outfile: 'dist/lenient-zod.cjs' }),
-  // The CLI: the bundle, and the small executable that runs it through V8's code cache.
-  build({
-    ...common,
-    entryPoints: ['lib/cli/main.ts'],
-    format: 'cjs',
-    outfile: 'dist/cli-main.cjs',
-    minify: true,
-  }),
-  build({
+const outputs = [
+  { ...library, format: 'esm', outfile: 'dist/index.js' },
+  { ...library, format: 'cjs', outfile: 'dist/index.cjs' },
+  // The CLI: the bundle, and the small executable that runs it (fully minified: nothing else of
+  // ours is on a statusline's start-up path).
+  { ...common, entryPoints: ['lib/cli/main.ts'], format: 'cjs', outfile: 'dist/cli-main.cjs', minify: true },
+  {
     ...common,
     entryPoints: ['lib/cli/launch.ts'],
+    external: ['./cli-main.cjs'],
     format: 'cjs',
     outfile: 'dist/cli.cjs',
     minify: true,
     banner: { js: '#!/usr/bin/env node' },
-  }),
-]);
+  },
+];
+await Promise.all(outputs.map((options) => build(options)));
 
-// A code cache for this Node, so the first run after a build is fast too (lib/cli/launch.ts).
-rmSync('dist/cli-main.cache', { force: true });
-execFileSync(process.execPath, ['dist/cli.cjs', '--version'], { stdio: 'ignore' });
+// Files an earlier build (or an older version of this script) left behind would be packed too.
+const written = new Set(outputs.flatMap(({ outfile }) => [outfile, `${outfile}.map`].map((f) => f.slice('dist/'.length))));
+for (const name of readdirSync('dist')) {
+  if (name !== 'types' && !written.has(name)) rmSync(join('dist', name), { recursive: true, force: true });
+}

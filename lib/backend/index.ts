@@ -7,7 +7,7 @@ import { jsReadFiles, nativeReadFiles, type FileBatch, type ReadFiles } from './
 import { loadNativeAddon } from './load.js';
 import { nativeBackend } from './native.js';
 import { jsLinuxBackend } from './js-linux.js';
-import { killOnlyBackend } from './js-generic.js';
+import { killOnlyBackend } from './kill-only.js';
 import { psBackend } from './ps.js';
 import {
   STATE_GONE,
@@ -87,11 +87,6 @@ export function probeBackend(): ProbeBackend {
 /** Reads `names` inside `dir` in one batch with the selected backend's reader. Never throws for file errors. */
 export function readFiles(dir: string, names: readonly string[], maxBytes: number): FileBatch {
   return selected().read(dir, names, maxBytes);
-}
-
-/** Which reader serves: the addon's batch read or the JS twin. */
-export function readBackendName(): 'native' | 'js' {
-  return selected().read === jsReadFiles ? 'js' : 'native';
 }
 
 /** Forgets the selected backend so the next call selects again (tests switch CC_SESSIONS_BACKEND). */

@@ -1,10 +1,13 @@
 /**
  * The pure-JS twin of native/probe_linux.cc (and its decisions, native/linux_state.h): same order of
- * work, same answers. Speed comes from not throwing on the hot path: Node's `process.kill` throws an
- * Error for every dead PID (5–30 µs each), so the internal `process._kill`, which returns the errno
- * instead, is used where this Node has it. One stat buffer is reused for every PID.
+ * work, same answers. `kill(pid, 0)` first (kill.ts: the public process.kill, without capturing a
+ * stack for the Error a dead PID throws), then `/proc/<pid>/stat` for the state and the start token.
+ * One stat buffer is reused for every PID.
+ *
+ * A /proc of another PID namespace (`unshare --pid` without remounting it), or none, numbers other
+ * processes than kill does: no token is read from it, so such PIDs are `unverified`, never `recycled`.
  */
-import { closeSync, openSync, readSync } from 'node:fs';
+import { closeSync, openSync, readlinkSync, readSync } from 'node:fs';
 import { isExitedState, parseStatBytes } from '../proc/stat.js';
 import {
   STATE_ALIVE,
@@ -24,7 +27,25 @@ export interface LinuxCalls {
   readStat(pid: number, buf: Buffer): number;
 }
 
+let procOurs: boolean | undefined;
+
+/**
+ * True when /proc is of our PID namespace: /proc/self names our PID as our own namespace numbers it
+ * only in a /proc mounted for that namespace. Decided once per process, on the first probe.
+ */
+export function procIsOurs(): boolean {
+  if (procOurs === undefined) {
+    try {
+      procOurs = readlinkSync('/proc/self') === String(process.pid);
+    } catch {
+      procOurs = false;
+    }
+  }
+  return procOurs;
+}
+
 function readStat(pid: number, buf: Buffer): number {
+  if (!procIsOurs()) return -1;
   let fd: number;
   try {
     fd = openSync(`/proc/${pid}/stat`, 'r');
@@ -60,8 +81,8 @@ export function linuxProbeInto(calls: LinuxCalls, pids: Int32Array, states: Uint
     const length = calls.readStat(pid, statBuf);
     const fields = length > 0 ? parseStatBytes(statBuf, length) : undefined;
     if (!fields) {
-      // kill said it exists, yet its stat cannot be read: hidepid or EPERM (it still exists), or it
-      // exited and was reaped in between. Asking kill again tells the two apart.
+      // kill said it exists, yet its stat cannot be read: hidepid or EPERM (it still exists), another
+      // namespace's /proc, or it exited and was reaped in between. Asking kill again tells them apart.
       states[k] = calls.killZero(pid) ? STATE_UNVERIFIED : STATE_GONE;
       continue;
     }

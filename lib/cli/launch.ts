@@ -1,56 +1,17 @@
 /**
- * The `cc-sessions` executable: runs the CLI bundle (dist/cli-main.cjs) through V8's code cache.
+ * The `cc-sessions` executable: runs the CLI bundle (dist/cli-main.cjs).
  *
- * A statusline starts this process on every render, and compiling the ~60 KB bundle was the largest
- * part of our start-up (~6 ms of ~15 ms over a bare `node` on the reference machine). The cache is kept
- * beside the bundle; when it is missing or V8 rejects it (another Node version), the bundle is compiled
- * as usual and a fresh cache, including the functions this run compiled, is written at exit — atomically,
- * and silently skipped where the folder is read-only. (Node 22's module.enableCompileCache does the same.)
+ * Where Node has a compile cache (module.enableCompileCache, Node ≥ 22.1) it is turned on first, so
+ * the bundle's compiled code is reused across runs: a statusline starts this process on every render.
+ * The cache lives where Node keeps it (NODE_COMPILE_CACHE, else the OS temp folder), never in the
+ * package, which may be read-only, shared or checked for integrity; nothing here writes a file.
+ * On Node 20 the bundle is compiled each run (the README's start-up figures are measured so).
  */
-import { readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
-import { createRequire, wrap } from 'node:module';
-import { dirname, join } from 'node:path';
-import { Script } from 'node:vm';
 
-// Bundled as CommonJS (dist/cli.cjs), where __dirname is the dist folder.
-declare const __dirname: string;
+// Bundled as CommonJS (dist/cli.cjs), beside the bundle it runs.
+declare const require: NodeJS.Require;
 
-const bundle = join(__dirname, 'cli-main.cjs');
-const cacheFile = join(__dirname, 'cli-main.cache');
-
-function readCache(): Buffer | undefined {
-  try {
-    return readFileSync(cacheFile);
-  } catch {
-    return undefined;
-  }
-}
-
-const cachedData = readCache();
-const script = new Script(wrap(readFileSync(bundle, 'utf8')), { filename: bundle, cachedData });
-
-if (cachedData === undefined || script.cachedDataRejected === true) {
-  process.once('exit', () => {
-    const temp = `${cacheFile}.${process.pid}.tmp`;
-    try {
-      writeFileSync(temp, script.createCachedData(), { mode: 0o644 });
-      renameSync(temp, cacheFile);
-    } catch {
-      try {
-        unlinkSync(temp);
-      } catch {
-        // nothing was written
-      }
-    }
-  });
-}
-
-const run = script.runInThisContext() as (
-  exports: object,
-  require: NodeJS.Require,
-  module: { exports: object },
-  filename: string,
-  dirname: string,
-) => void;
-const cliModule = { exports: {} };
-run(cliModule.exports, createRequire(bundle), cliModule, bundle, dirname(bundle));
+(require('node:module') as { enableCompileCache?: () => unknown }).enableCompileCache?.();
+// Stack traces in lib/*.ts lines when asked for them (the maps ship beside the bundles).
+if (process.env.CC_SESSIONS_DEBUG) process.setSourceMapsEnabled(true);
+require('./cli-main.cjs');

@@ -44,10 +44,3 @@ export function parseStatBytes(buf: Uint8Array, length: number): StatFields | un
 export function isExitedState(stateCode: number): boolean {
   return stateCode === 0x5a || stateCode === 0x58 || stateCode === 0x78;
 }
-
-/** Convenience for tests and diagnostics: parse a stat line given as text. */
-export function parseStatLine(line: string): { state: string; startTicks: number } | undefined {
-  const bytes = Buffer.from(line, 'utf8');
-  const fields = parseStatBytes(bytes, bytes.length);
-  return fields && { state: String.fromCharCode(fields.stateCode), startTicks: fields.startTicks };
-}

@@ -5,8 +5,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { backend, resetBackend } from '../../lib/backend/index.js';
-import { killZero, killZeroPortable } from '../../lib/backend/kill.js';
-import { ownThreadId, reapedPid, spawnSleep } from '../helpers/processes.js';
 
 afterEach(() => {
   delete process.env.CC_SESSIONS_BACKEND;
@@ -76,15 +74,5 @@ describe('without a loadable addon', () => {
     const out = runCopy({ CC_SESSIONS_BACKEND: 'native' });
     expect(out.status).not.toBe(0);
     expect(String(out.stderr)).toMatch(/CC_SESSIONS_BACKEND=native, but the addon cannot load/);
-  });
-});
-
-describe('kill(pid, 0) without process._kill', () => {
-  it('the portable try/catch path gives the same answers as the errno path', async () => {
-    const live = spawnSleep();
-    const pids = [process.pid, live.pid, reapedPid(), 2147483000, ownThreadId()];
-    expect(pids.map(killZeroPortable)).toEqual(pids.map(killZero));
-    expect(pids.map(killZero)).toEqual([true, true, false, false, true]);
-    await live.end();
   });
 });

@@ -1,6 +1,7 @@
 /** The stat-line parser on lines the kernel can produce and on malformed ones. */
 import { describe, expect, it } from 'vitest';
-import { isExitedState, parseStatLine } from '../../lib/proc/stat.js';
+import { isExitedState } from '../../lib/proc/stat.js';
+import { parseStatLine } from '../helpers/stat-line.js';
 
 const tail = (state: string, start: string) =>
   `${state} 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 ${start} 4833280 453 18446744073709551615 0 0`;

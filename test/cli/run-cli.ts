@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 const BUILT = join(ROOT, 'dist', 'cli.cjs');
-export const SHIPPED = ['cli.cjs', 'cli-main.cjs', 'lenient-zod.cjs'] as const;
+export const SHIPPED = ['cli.cjs', 'cli-main.cjs', 'cli.cjs.map', 'cli-main.cjs.map'] as const;
 // Private copies live under node_modules/.cache (git-ignored, never packed, three levels below the
 // package root, where the addon loader and --version still find binding.gyp and package.json).
 const CACHE = join(ROOT, 'node_modules', '.cache');
@@ -66,7 +66,7 @@ export async function builtCli(): Promise<string> {
       if (r.status !== 0) throw new Error(`bundle failed: ${r.stderr}`);
     }
     mkdirSync(dir, { recursive: true });
-    // The executable, the bundle it runs and the schema file the bundle requires on demand.
+    // The executable, the bundle it runs and their source maps.
     for (const file of SHIPPED) copyFileSync(join(ROOT, 'dist', file), join(dir, file));
   });
   return join(dir, 'cli.cjs');

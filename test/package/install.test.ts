@@ -1,13 +1,18 @@
 /**
- * The packed tarball, installed as a user would: the prebuild loads without compiling, and with no
- * prebuild and no working compiler the install still succeeds and the JS backend serves.
+ * The packed tarball, checked as a user would: what it ships (and that this depends only on the
+ * sources), the types TypeScript resolves from `import` and from `require`, the prebuild loading
+ * without compiling, nothing written into the installed package at run time, and, with no prebuild
+ * and no working compiler, an install that still succeeds with the JS backend serving.
  * Needs `npm run build` first (npm test does it): the prebuild and dist/ are packed as they are.
+ * Installs resolve the two small dependencies from the registry (a cold npm cache is fine).
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fileTree } from '../helpers/file-tree.js';
 
 const root = join(import.meta.dirname, '../..');
 const prebuild = join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'cc-sessions.node');
@@ -20,11 +25,33 @@ function npm(args: string[], cwd: string): string {
   return execFileSync('npm', args, { cwd, env: noCompiler, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
 }
 
-function freshProject(name: string): string {
+/** Packs the repository into a folder of its own; returns the tarball's path. */
+function pack(into: string): string {
+  mkdirSync(into, { recursive: true });
+  npm(['pack', '--ignore-scripts', '--pack-destination', into], root);
+  const name = readdirSync(into).find((f) => f.endsWith('.tgz'));
+  if (!name) throw new Error('npm pack produced no tarball');
+  return join(into, name);
+}
+
+/** Each file of a tarball with the hash of its content. */
+function contents(tgz: string): Map<string, string> {
+  const dir = mkdtempSync(join(work, 'unpacked-'));
+  execFileSync('tar', ['xzf', tgz, '-C', dir]);
+  const files = new Map<string, string>();
+  for (const name of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
+    const path = join(dir, name);
+    if (statSync(path).isFile()) files.set(name, createHash('sha256').update(readFileSync(path)).digest('hex'));
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return files;
+}
+
+function freshProject(name: string, from = tarball): string {
   const dir = join(work, name);
   mkdirSync(dir);
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ name, private: true }));
-  npm(['install', tarball, '--no-audit', '--no-fund', '--prefer-offline'], dir);
+  npm(['install', from, '--no-audit', '--no-fund'], dir);
   return dir;
 }
 
@@ -44,62 +71,128 @@ function backendIn(dir: string, kind: 'esm' | 'cjs'): { name: string; reason?: s
 
 beforeAll(() => {
   if (!existsSync(prebuild)) throw new Error(`no prebuild at ${prebuild}: run \`npm run build\` first`);
-  npm(['pack', '--ignore-scripts', '--pack-destination', work], root);
-  const name = readdirSync(work).find((f) => f.endsWith('.tgz'));
-  if (!name) throw new Error('npm pack produced no tarball');
-  tarball = join(work, name);
+  tarball = pack(join(work, 'first'));
 }, 120_000);
 
 afterAll(() => rmSync(work, { recursive: true, force: true }));
 
 describe('the packed package', () => {
-  it('ships the prebuild, the bundles and the sources to build from, and nothing of the tests', () => {
-    const files = execFileSync('tar', ['tzf', tarball], { encoding: 'utf8' }).split('\n');
+  it('ships the prebuild, the bundles with their maps, both type trees, the sources to build from and the licence; nothing else', () => {
+    const files = [...contents(tarball).keys()];
+    const allowed = [
+      /^package\/(package\.json|README\.md|LICENSE|binding\.gyp|scripts\/install\.cjs)$/,
+      /^package\/native\/[\w-]+\.(cc|h)$/,
+      /^package\/prebuilds\/[\w+-]+\/cc-sessions\.node$/,
+      /^package\/dist\/(index\.js|index\.cjs|cli\.cjs|cli-main\.cjs)(\.map)?$/,
+      /^package\/dist\/types\/[\w/-]+\.d\.c?ts$/,
+    ];
+    expect(files.filter((f) => !allowed.some((re) => re.test(f)))).toEqual([]);
     for (const f of [
       `package/prebuilds/${process.platform}-${process.arch}/cc-sessions.node`,
       'package/dist/index.js',
+      'package/dist/index.js.map',
       'package/dist/index.cjs',
+      'package/dist/index.cjs.map',
       'package/dist/cli.cjs',
       'package/dist/cli-main.cjs',
-      'package/dist/lenient-zod.cjs',
       'package/dist/types/index.d.ts',
+      'package/dist/types/index.d.cts',
       'package/binding.gyp',
       'package/native/addon.cc',
       'package/scripts/install.cjs',
       'package/README.md',
+      'package/LICENSE',
     ]) {
       expect(files).toContain(f);
     }
-    expect(files.filter((f) => f.startsWith('package/test/') || f.startsWith('package/lib/'))).toEqual([]);
+    // Every ESM declaration has its CommonJS twin, and no declaration pulls in a package we do not depend on.
+    const declarations = files.filter((f) => f.endsWith('.d.ts'));
+    expect(declarations.filter((f) => !files.includes(f.replace(/\.d\.ts$/, '.d.cts')))).toEqual([]);
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+    const unpacked = mkdtempSync(join(work, 'types-'));
+    execFileSync('tar', ['xzf', tarball, '-C', unpacked, 'package/dist/types']);
+    for (const f of files.filter((name) => /\.d\.c?ts$/.test(name))) {
+      for (const [, spec] of readFileSync(join(unpacked, f), 'utf8').matchAll(/(?:from|import\()\s*["']([^"'.][^"']*)["']/g)) {
+        expect(spec!.startsWith('node:') || spec! in pkg.dependencies, `${f} imports ${spec}`).toBe(true);
+      }
+    }
   });
 
-  it('loads its prebuild without compiling, from ESM and from CommonJS', () => {
+  it('has the same content after the CLI and the library ran from the tree (nothing depends on what ran before packing)', () => {
+    const env = { ...process.env, CLAUDE_CONFIG_DIR: join(work, 'no-such-config') };
+    for (const args of [['--version'], ['count'], ['list', '--all'], ['doctor', '--json']]) {
+      spawnSync(process.execPath, [join(root, 'dist/cli.cjs'), ...args], { env, encoding: 'utf8' });
+    }
+    spawnSync(process.execPath, ['-e', `require(${JSON.stringify(join(root, 'dist/index.cjs'))}).liveRecords()`], { env });
+    const again = pack(join(work, 'second'));
+    expect(contents(again)).toEqual(contents(tarball));
+  }, 120_000);
+
+  it('resolves its types from import and from require, under node16, bundler and node10 resolution', () => {
+    const dir = freshProject('types-consumer');
+    const use = (from: string) =>
+      `import { liveRecords, probe, type SessionRecord } from 'cc-sessions';\n` +
+      `export const records: readonly SessionRecord[] = liveRecords();\n` +
+      `export const states: string[] = probe([1]).map((r) => r.state);\n// ${from}\n`;
+    writeFileSync(join(dir, 'cjs.ts'), use('CommonJS: this package.json has no "type"'));
+    writeFileSync(join(dir, 'cjs.cts'), use('CommonJS by extension'));
+    writeFileSync(join(dir, 'esm.mts'), use('ESM by extension'));
+    const tsc = join(root, 'node_modules/typescript/bin/tsc');
+    const typeRoots = join(root, 'node_modules/@types');
+    const compile = (...options: string[]) =>
+      spawnSync(
+        process.execPath,
+        [tsc, '--noEmit', '--strict', '--skipLibCheck', 'false', '--types', 'node', '--typeRoots', typeRoots, '--explainFiles', ...options],
+        { cwd: dir, encoding: 'utf8' },
+      );
+    // node16: a .ts file of a CommonJS package (TS1479 when the types masquerade as ESM), .cts and .mts.
+    const node16 = compile('--module', 'node16', '--moduleResolution', 'node16', 'cjs.ts', 'cjs.cts', 'esm.mts');
+    expect(node16.stdout.split('\n').filter((l) => /error TS\d+/.test(l))).toEqual([]);
+    expect(node16.status).toBe(0);
+    expect(node16.stdout).toContain('node_modules/cc-sessions/dist/types/index.d.cts');
+    expect(node16.stdout).toContain('node_modules/cc-sessions/dist/types/index.d.ts');
+    for (const options of [
+      ['--module', 'esnext', '--moduleResolution', 'bundler', 'cjs.ts'],
+      ['--module', 'commonjs', '--moduleResolution', 'node10', 'cjs.ts'],
+    ]) {
+      const ran = compile(...options);
+      expect(ran.stdout.split('\n').filter((l) => /error TS\d+/.test(l))).toEqual([]);
+      expect(ran.status).toBe(0);
+    }
+  }, 120_000);
+
+  it('loads its prebuild without compiling, from ESM and from CommonJS, and writes nothing into itself when run', () => {
     const dir = freshProject('with-prebuild');
-    expect(existsSync(join(dir, 'node_modules/cc-sessions/build'))).toBe(false);
+    const pkg = join(dir, 'node_modules/cc-sessions');
+    expect(existsSync(join(pkg, 'build'))).toBe(false);
+    const installed = fileTree(pkg);
     expect(backendIn(dir, 'esm')).toEqual({ name: 'native' });
     expect(backendIn(dir, 'cjs')).toEqual({ name: 'native' });
     // The executable npm linked runs, from a folder that is not the package's.
     const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
-    const ran = spawnSync(join(dir, 'node_modules/.bin/cc-sessions'), ['--version'], { cwd: dir, encoding: 'utf8' });
-    expect(ran).toMatchObject({ status: 0, stdout: `${version}\n` });
+    const bin = join(dir, 'node_modules/.bin/cc-sessions');
+    expect(spawnSync(bin, ['--version'], { cwd: dir, encoding: 'utf8' })).toMatchObject({ status: 0, stdout: `${version}\n` });
+    const env = { ...process.env, CLAUDE_CONFIG_DIR: join(dir, 'no-such-config') };
+    expect(spawnSync(bin, ['count'], { cwd: dir, encoding: 'utf8', env })).toMatchObject({ status: 0, stdout: '0\n' });
+    expect(fileTree(pkg)).toEqual(installed);
   }, 120_000);
 
-  it('installs without prebuild or compiler, and the JS backend serves and says why', () => {
-    const dir = freshProject('without-prebuild');
+  it('installs without prebuild or compiler: npm runs the install script, its build fails, the install does not, and the JS backend serves and says why', () => {
+    // The same tarball without prebuilds/.
+    const repacked = join(work, 'no-prebuild');
+    mkdirSync(repacked);
+    execFileSync('tar', ['xzf', tarball, '-C', repacked]);
+    rmSync(join(repacked, 'package/prebuilds'), { recursive: true });
+    const stripped = join(work, 'cc-sessions-no-prebuild.tgz');
+    execFileSync('tar', ['czf', stripped, '-C', repacked, 'package']);
+    const dir = freshProject('without-prebuild', stripped);
     const pkg = join(dir, 'node_modules/cc-sessions');
-    rmSync(join(pkg, 'prebuilds'), { recursive: true });
-    // npm 11 runs a dependency's install script only once approved; run it as an approving npm
-    // would, with npm's own node-gyp and no compiler: the build fails, the install step does not.
-    const gyp = join(execFileSync('npm', ['root', '-g'], { encoding: 'utf8' }).trim(), 'npm/node_modules/node-gyp/bin/node-gyp.js');
-    const install = spawnSync(process.execPath, [join(pkg, 'scripts/install.cjs')], {
-      cwd: pkg,
-      encoding: 'utf8',
-      env: { ...noCompiler, npm_config_node_gyp: gyp },
-    });
-    expect(install.status).toBe(0);
-    expect(install.stderr).toContain('the JS backend will serve');
+    // npm 11 ran the install script without waiting for approval (it warns about it): node-gyp
+    // configured a build/ folder, and the compile failed for want of a compiler.
+    expect(existsSync(join(pkg, 'build'))).toBe(true);
+    expect(existsSync(join(pkg, 'build/Release/cc_sessions.node'))).toBe(false);
     const info = backendIn(dir, 'esm');
     expect(info.name).toBe('js');
     expect(info.reason).toMatch(/No native build was found/);
-  }, 120_000);
+  }, 180_000);
 });

@@ -54,7 +54,7 @@ describe.each(BACKENDS)('verdicts (%s backend)', (backendName) => {
 
   const byPid = (records: SessionRecord[]) => new Map(records.map((r) => [r.pid, r]));
 
-  it('resolves every verdict of section 2 from one scan', () => {
+  it('resolves every verdict of docs/liveness.md from one scan', () => {
     reg.write(live.pid, sessionRecord(live.pid, { procStart: token, pidDomain: ourPidDomain() }));
     reg.write(dead, sessionRecord(dead, { procStart: anotherToken(token) }));
     reg.write(other.pid, sessionRecord(other.pid, { procStart: anotherToken(tokenOf(other.pid, backendName)) }));

@@ -1,4 +1,8 @@
-/** The lenient record fields and their types: shared by the fast path and the zod/mini schema. */
+/**
+ * The lenient record fields and their types, declared once: schema.ts reads documents by these
+ * lists, LenientFields is derived from them, and parseClaim copies each into the SessionRecord field
+ * of the same name (where the compiler checks the types agree).
+ */
 
 export const STRING_FIELDS = [
   'cwd', 'procStart', 'procStartFt', 'pidDomain', 'version', 'kind', 'entrypoint', 'name', 'status',

@@ -4,8 +4,6 @@
  * error, because the writer is another program whose format drifts between versions.
  */
 import { NUMBER_FIELDS, STRING_FIELDS, type LenientFields } from './fields.js';
-import * as lenientZodEager from './lenient-zod.js';
-import { requireBeside } from '../../runtime.js';
 import { recordedToken } from '../../proc/token.js';
 import { BACKGROUND_KINDS, type SessionRecord, type SkipReason } from '../types.js';
 
@@ -14,29 +12,12 @@ export type Claim = Omit<SessionRecord, 'verdict' | 'live' | 'interactive'>;
 
 export { LENIENT_FIELDS, type LenientFields } from './fields.js';
 
-// The bundles ship the zod schema as a file of its own (dist/lenient-zod.cjs), required on the first
-// mistyped record: zod costs about as much start-up as the rest of the library, paid by a statusline
-// on every render, and nearly every record takes the fast path below. The bundles define
-// __CCS_BUNDLED__; the TypeScript sources (tests) use the static import, which the bundles drop
-// ("sideEffects": false).
-declare const __CCS_BUNDLED__: boolean | undefined;
-
-function lenientZod(): typeof lenientZodEager {
-  return typeof __CCS_BUNDLED__ !== 'undefined'
-    ? (requireBeside('./lenient-zod.cjs') as typeof lenientZodEager)
-    : lenientZodEager;
-}
-
-/** The zod/mini schema of the lenient fields (see lenient-zod.ts). */
-export function lenientSchema(): ReturnType<typeof lenientZodEager.lenientSchema> {
-  return lenientZod().lenientSchema();
-}
+// A number field must be finite: JSON.parse gives Infinity for 1e400, which no clock reads.
+const isLenientNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
 /**
- * The common case without zod: every lenient field is absent or already of its type, so the schema
- * would return each value unchanged and the document itself can be read as the fields (no copy).
- * False when a field is mistyped (zod then decides). Saves about 2 µs per record; properties.test.ts
- * proves both give the same fields.
+ * True when every lenient field is absent or already of its type: then the document itself can be
+ * read as the fields (no copy), which is nearly every record Claude Code writes.
  */
 function isWellTyped(raw: Record<string, unknown>): boolean {
   for (const key of STRING_FIELDS) {
@@ -45,15 +26,27 @@ function isWellTyped(raw: Record<string, unknown>): boolean {
   }
   for (const key of NUMBER_FIELDS) {
     const v = raw[key];
-    // zod's number() refuses Infinity, which JSON.parse gives for 1e400.
-    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v))) return false;
+    if (v !== undefined && !isLenientNumber(v)) return false;
   }
   return true;
 }
 
-/** The lenient fields of a parsed document: the fast path when it applies, else the zod schema. */
+/**
+ * The lenient fields of a parsed document, as fields.ts declares them: each is its value when of
+ * its type, else absent. Why this is hand-written rather than a zod schema: docs/architecture.md.
+ */
 export function readLenientFields(raw: Record<string, unknown>): LenientFields {
-  return isWellTyped(raw) ? (raw as LenientFields) : lenientSchema().parse(raw);
+  if (isWellTyped(raw)) return raw as LenientFields;
+  const fields: Record<string, string | number> = {};
+  for (const key of STRING_FIELDS) {
+    const v = raw[key];
+    if (typeof v === 'string') fields[key] = v;
+  }
+  for (const key of NUMBER_FIELDS) {
+    const v = raw[key];
+    if (isLenientNumber(v)) fields[key] = v;
+  }
+  return fields as LenientFields;
 }
 
 const BACKGROUND = new Set(BACKGROUND_KINDS);

@@ -16,8 +16,6 @@ export type WatchEvent =
 
 export type WatchEventType = WatchEvent['type'];
 
-export const WATCH_EVENT_TYPES: readonly WatchEventType[] = Object.freeze(['added', 'changed', 'died', 'removed']);
-
 function sameValue(a: unknown, b: unknown): boolean {
   if (Object.is(a, b)) return true;
   if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;

@@ -1,6 +1,7 @@
 /**
- * For platforms with neither procfs nor a known start-time source: existence only. Every existing
- * PID is `unverified`, so records degrade to PID existence and nothing is ever called recycled.
+ * The backend for platforms with neither procfs nor a known start-time source: existence only, by
+ * `kill(pid, 0)`. Every existing PID is `unverified`, so records degrade to PID existence and nothing
+ * is ever called recycled.
  */
 import { STATE_GONE, STATE_INVALID, STATE_UNVERIFIED, type ProbeBackend } from './types.js';
 import { checkProbeArrays, killZero } from './kill.js';
