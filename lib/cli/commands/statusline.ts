@@ -3,6 +3,8 @@
  * (docs/statusline.md). Claude Code starts it on every render, so it never hangs on stdin, never prints
  * a stack and always exits 0: a problem is one line on stderr and, at worst, an empty statusline.
  */
+import { readdirSync } from 'node:fs';
+import { resolveSessionsDirs } from '../../registry/config.js';
 import { readRecords } from '../../registry/read/scan.js';
 import type { Command } from '../command.js';
 import { err, out } from '../output.js';
@@ -19,6 +21,19 @@ function say(problem: string): void {
   }
 }
 
+/** The reader takes a folder it cannot list for an empty one; a statusline says why it is empty. */
+function unlistable(ctx: Parameters<Command['run']>[0]): string | undefined {
+  for (const dir of resolveSessionsDirs(ctx.configDirs, ctx.env)) {
+    try {
+      readdirSync(dir);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== 'ENOENT') return `cannot list ${dir} (${code ?? String(error)})`;
+    }
+  }
+  return undefined;
+}
+
 async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
   const template = parseStatuslineTemplate(typeof ctx.flags.format === 'string' ? ctx.flags.format : DEFAULT_FORMAT);
   const stdin = await readStdinDocument();
@@ -26,6 +41,8 @@ async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
   if (stdin.problem) problems.push(stdin.problem);
   const sessionId = stdin.document?.session_id;
   const records = readRecords(ctx.configDirs, { env: ctx.env });
+  const unreadable = records.length === 0 ? unlistable(ctx) : undefined;
+  if (unreadable) problems.push(unreadable);
   const self = findSelf(records, ctx.env, typeof sessionId === 'string' ? sessionId : undefined);
   if (self.problem) problems.push(self.problem);
   const view = viewFor(records, self.records);
