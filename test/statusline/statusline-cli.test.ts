@@ -89,11 +89,18 @@ describe('cc-sessions statusline', () => {
       ['[1,2]', /not a JSON object/],
       ['{"session_id":"' + 'x'.repeat(2 * 1024 * 1024) + '"}', /larger than 1048576/],
     ] as const) {
-      const r = statusline([], { input, env: env({ CLAUDE_PID: String(me.pid) }) });
+      const r = statusline([], { input, env: env({ CLAUDE_CODE_SESSION_ID: 'my-session' }) });
       expectQuietSuccess(r);
       expect(r.stderr).toMatch(why);
       expect(r.stdout).toBe('⏳ api-3f (permission prompt) · 1 busy\n');
     }
+  });
+
+  it('does not read stdin at all when CLAUDE_PID finds the session (it only carries the session id)', () => {
+    const r = statusline(['--json'], { input: '{"session_id": ', env: env({ CLAUDE_PID: String(me.pid) }) });
+    expectQuietSuccess(r);
+    expect(r.stderr).toBe('');
+    expect(JSON.parse(r.stdout).self.by).toBe('CLAUDE_PID');
   });
 
   it('exits 0 with one stderr line on a bad template, an unknown option or a CLAUDE_PID that is not a PID', () => {
@@ -114,7 +121,7 @@ describe('cc-sessions statusline', () => {
     try {
       // The writer holds the FIFO open for 30 s; the CLI must be done long before (bounded by the 25 s timeout).
       const script = `mkfifo f; sleep 30 > f & S=$!; ${quote(process.execPath)} ${quote(cli)} statusline < f; echo "rc=$?"; kill $S`;
-      const r = spawnSync('sh', ['-c', script], { cwd: dir, encoding: 'utf8', env: env({ CLAUDE_PID: String(me.pid) }), timeout: 25_000 });
+      const r = spawnSync('sh', ['-c', script], { cwd: dir, encoding: 'utf8', env: env({ CLAUDE_CODE_SESSION_ID: 'my-session' }), timeout: 25_000 });
       expect(r.signal).toBeNull();
       expect(r.stdout).toBe('⏳ api-3f (permission prompt) · 1 busy\nrc=0\n');
       expect(r.stderr).toBe('');
@@ -124,7 +131,7 @@ describe('cc-sessions statusline', () => {
   });
 
   it('does not wait on a socket left open (a Node parent that never ends its stdin)', async () => {
-    const child = spawn(process.execPath, [cli, 'statusline'], { env: env({ CLAUDE_PID: String(me.pid) }), stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'statusline'], { env: env({ CLAUDE_CODE_SESSION_ID: 'my-session' }), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
     const code = await new Promise<number | null>((resolve) => {
@@ -156,7 +163,7 @@ describe('cc-sessions statusline', () => {
   it.skipIf(!hasScript)('never reads a terminal', () => {
     const r = spawnSync('script', ['-qec', `${quote(process.execPath)} ${quote(cli)} statusline; echo "rc=$?"`, '/dev/null'], {
       encoding: 'utf8',
-      env: env({ CLAUDE_PID: String(me.pid) }),
+      env: env({ CLAUDE_CODE_SESSION_ID: 'my-session' }),
       timeout: 20_000,
     });
     expect(r.signal).toBeNull();
