@@ -2,7 +2,9 @@
 // the CLI on every render, and one file with tree-shaken zod/mini loads far faster than a module graph.
 import { build } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const common = {
   bundle: true,
@@ -48,6 +50,15 @@ await Promise.all([
   }),
 ]);
 
-// A code cache for this Node, so the first run after a build is fast too (lib/cli/launch.ts).
+// A code cache for this Node, so the first run after a build is fast too (lib/cli/launch.ts). It holds
+// the functions the priming run compiled: a statusline render over one live record (this process's),
+// the hottest path, measured at 1.12x -> 1.04x a bare `node -e 0` against priming with --version.
 rmSync('dist/cli-main.cache', { force: true });
-execFileSync(process.execPath, ['dist/cli.cjs', '--version'], { stdio: 'ignore' });
+const primer = mkdtempSync(join(tmpdir(), 'ccs-bundle-prime-'));
+try {
+  mkdirSync(join(primer, 'sessions'));
+  writeFileSync(join(primer, 'sessions', `${process.pid}.json`), JSON.stringify({ pid: process.pid, sessionId: 'prime', status: 'busy' }));
+  execFileSync(process.execPath, ['dist/cli.cjs', 'statusline', '--config-dir', primer], { stdio: 'ignore', env: { ...process.env, CLAUDE_PID: '' } });
+} finally {
+  rmSync(primer, { recursive: true, force: true });
+}
