@@ -6,6 +6,8 @@ const report = process.env.CCS_TEST_REPORT;
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Real Claude Code runs under `npm run test:claude` (vitest.claude.config.ts).
+    exclude: ['test/claude/**', '**/node_modules/**'],
     testTimeout: 30_000,
     hookTimeout: 120_000,
     // Tests spawn and reap real processes; forks keep each file's children in its own process.
