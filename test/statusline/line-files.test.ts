@@ -296,3 +296,22 @@ describe('the settings snippet', () => {
     expect(render(dir, reg, a.pid)).toBe('FALLBACK\n');
   });
 });
+
+describe('line files where mtimes compare in whole seconds (macOS /bin/sh)', () => {
+  it('dates a file at least a second after its own record, so `-nt` holds there too', async () => {
+    const { LineFiles } = await import('../../lib/cli/statusline/line-files.js');
+    const { parseStatuslineTemplate } = await import('../../lib/cli/statusline/template.js');
+    const { readRecords } = await import('../../lib/registry/read/scan.js');
+    const { reg, dir, live } = setup();
+    live(a, { status: 'busy' });
+    live(b, { status: 'idle' });
+    const files = new LineFiles(dir, parseStatuslineTemplate('{others}'), { mtimeGranularity: 'seconds' });
+    cleanups.push(() => files.close());
+    files.update(readRecords(reg.configDir));
+    const recordSecond = Math.floor(statSync(reg.path(`${a.pid}.json`)).mtimeMs / 1000);
+    expect(Math.floor(statSync(join(dir, String(a.pid))).mtimeMs / 1000)).toBeGreaterThan(recordSecond);
+    expect(read(dir, a.pid)).toBe('1 idle\n');
+    files.close();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
