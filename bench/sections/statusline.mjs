@@ -1,8 +1,8 @@
 /**
  * Statusline: what one Claude Code render costs, each way, side by side (docs/statusline.md). Every
  * row runs as Claude Code runs a statusLine command where that matters (`/bin/sh -c`, CLAUDE_PID, the
- * stdin document on a socket); rows are interleaved round by round. The line-file target is on wall
- * time (what a render waits), the `statusline` target on CPU time like the other start-up rows.
+ * stdin document on a socket); rows are interleaved round by round. Targets are on the run's clock
+ * (CPU time by default: on a shared machine wall time is mostly the wait for a core; `--wall` ranks by it).
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
@@ -102,12 +102,12 @@ export function statuslineSection({ libs, fixtures, bins, workDir, quick }) {
     impls.map((impl) => [impl.name, fmtTime(medians.get(impl.name)), fmtRatio(medians.get(impl.name), bare), fmtTime(medians.wall.get(impl.name)), fmtRatio(medians.wall.get(impl.name), bareWall)]),
   );
   const statusline = medians.get(at('statusline'));
-  const catWall = medians.wall.get(at('cat'));
-  const snippetWall = medians.wall.get(at('snippet'));
+  const cat = medians.get(at('cat'));
+  const snippetTime = medians.get(at('snippet'));
   const targets = [
     targetLine(`\`cc-sessions statusline\` vs bare \`node -e 0\`, ${n} records`, fmtRatio(statusline, bare), '≤ 1.10x', statusline / bare <= 1.1),
-    targetLine('line-file render (`sh -c cat`), wall time', fmtTime(catWall), '≤ 5 ms', catWall <= 5e6),
-    targetLine('line-file render with the README snippet\'s `-nt` test, wall time', fmtTime(snippetWall), '≤ 5 ms', snippetWall <= 5e6),
+    targetLine(`line-file render (\`sh -c cat\`), ${clockName()}`, fmtTime(cat), '≤ 5 ms', cat <= 5e6),
+    targetLine(`line-file render with the README snippet's \`-nt\` test, ${clockName()}`, fmtTime(snippetTime), '≤ 5 ms', snippetTime <= 5e6),
   ];
   const markdown = [
     '## Statusline (one Claude Code render, each way)',

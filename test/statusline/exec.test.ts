@@ -4,10 +4,11 @@
  * slow one never holds up the watcher, and an overflowing queue drops the oldest events, counted.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupsAfterEach, textOf, until } from './helpers.js';
 import { builtCli, removeCopy, startCli } from '../cli/run-cli.js';
 import { ExecRunner, eventEnv } from '../../lib/cli/statusline/exec.js';
 import type { WatchEvent } from '../../lib/registry/watch/diff.js';
@@ -18,16 +19,12 @@ import { makeRegistry, sessionRecord } from '../helpers/registry-fixture.js';
 let cli: string;
 let a: Spawned;
 let work: string;
-const cleanups: Array<() => void | Promise<void>> = [];
+const cleanups = cleanupsAfterEach();
 
 beforeAll(async () => {
   cli = await builtCli();
   a = spawnSleep();
   work = mkdtempSync(join(tmpdir(), 'ccs-exec-'));
-});
-
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
 afterAll(async () => {
@@ -37,21 +34,7 @@ afterAll(async () => {
   if (cli) removeCopy(cli);
 });
 
-async function until(check: () => boolean, what: string, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
-
-const text = (path: string) => {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return '';
-  }
-};
+const text = textOf;
 
 function event(pid: number, status: string, extra: Partial<SessionRecord> = {}): WatchEvent {
   const record = { pid, sessionId: `s-${pid}`, status, verdict: 'alive', kind: 'interactive', path: `/x/${pid}.json`, raw: {}, ...extra } as SessionRecord;

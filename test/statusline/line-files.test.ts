@@ -7,7 +7,8 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupsAfterEach, textOf, until } from './helpers.js';
 import { builtCli, removeCopy, startCli } from '../cli/run-cli.js';
 import { endAll, procStartTicks, procState, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
@@ -16,15 +17,11 @@ let cli: string;
 let a: Spawned;
 let b: Spawned;
 let c: Spawned;
-const cleanups: Array<() => void | Promise<void>> = [];
+const cleanups = cleanupsAfterEach();
 
 beforeAll(async () => {
   cli = await builtCli();
   [a, b, c] = [spawnSleep(), spawnSleep(), spawnSleep()];
-});
-
-afterEach(async () => {
-  for (const fn of cleanups.splice(0).reverse()) await fn();
 });
 
 afterAll(async () => {
@@ -32,14 +29,6 @@ afterAll(async () => {
   await endAll();
   if (cli) removeCopy(cli);
 });
-
-async function until(check: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 const alive = (pid: number) => {
   const state = procState(pid);
