@@ -4,13 +4,13 @@
  * that looks fresh once the watcher is gone — stopped cleanly, killed with -9, or stopped then killed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupsAfterEach, textOf, until } from './helpers.js';
 import { builtCli, removeCopy, startCli } from '../cli/run-cli.js';
-import { endAll, procStartTicks, procState, spawnSleep, type Spawned } from '../helpers/processes.js';
+import { endAll, hasSetpriv, isRoot, procStartTicks, procState, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
 
 let cli: string;
@@ -239,6 +239,21 @@ describe('watch --statusline-dir', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/holds other files \("notes.txt"\)/);
     expect(readdirSync(dir).sort()).toEqual(['123', 'notes.txt']);
+  });
+
+  it.skipIf(!isRoot || !hasSetpriv)('run as nobody with a folder it cannot create: one line, exit 1, nothing written', () => {
+    const { reg, dir } = setup();
+    mkdirSync(join(dir, '..'), { recursive: true });
+    chmodSync(join(dir, '..'), 0o755); // root's: nobody cannot create DIR in it
+    chmodSync(reg.configDir, 0o755);
+    chmodSync(reg.sessions, 0o755);
+    const r = spawnSync('setpriv', ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, cli, 'watch', '--config-dir', reg.configDir, '--statusline-dir', dir], {
+      encoding: 'utf8',
+      timeout: 20_000,
+    });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toMatch(/^cc-sessions: .*EACCES.*\n$/);
+    expect(existsSync(dir)).toBe(false);
   });
 
   it('rejects a bad --format and --format without --statusline-dir as usage errors', () => {

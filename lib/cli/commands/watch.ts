@@ -33,7 +33,14 @@ _WAITING_FOR, _CWD … in its environment (docs/statusline.md).`,
     const watcher = watchRegistry(ctx.configDirs, { env: ctx.env, interval, snapshotFile });
     let outputs;
     try {
-      outputs = startWatchOutputs(watcher, ctx.flags, ctx.env, (line) => err(`cc-sessions watch: ${line}\n`));
+      // A report must never end the watch (a closed stderr throws EBADF): its line files would go with it.
+      outputs = startWatchOutputs(watcher, ctx.flags, ctx.env, (line) => {
+        try {
+          err(`cc-sessions watch: ${line}\n`);
+        } catch {
+          // nowhere to report
+        }
+      });
     } catch (error) {
       watcher.close();
       throw error;
