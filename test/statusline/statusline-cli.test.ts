@@ -88,6 +88,7 @@ describe('cc-sessions statusline', () => {
       ['{"session_id": ', /not JSON/],
       ['[1,2]', /not a JSON object/],
       ['{"session_id":"' + 'x'.repeat(2 * 1024 * 1024) + '"}', /larger than 1048576/],
+      ['{"a":'.repeat(150_000) + '1' + '}'.repeat(150_000), /stdin is (not JSON|not a JSON object)|^$/], // deep: parsed or refused, never a crash
     ] as const) {
       const r = statusline([], { input, env: env({ CLAUDE_CODE_SESSION_ID: 'my-session' }) });
       expectQuietSuccess(r);

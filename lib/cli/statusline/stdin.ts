@@ -108,10 +108,10 @@ function readStream(fd: number, chunks: Chunks, deadline: number): Promise<void>
   });
 }
 
-function parse(chunks: Chunks): StdinDocument {
+function parse(chunks: Chunks, timeoutMs: number): StdinDocument {
   if (chunks.size > STDIN_MAX_BYTES) return { document: undefined, problem: `stdin is larger than ${STDIN_MAX_BYTES} bytes; ignored` };
   if (!chunks.done && chunks.size === 0) return { document: undefined };
-  if (!chunks.done) return { document: undefined, problem: `stdin did not end within ${STDIN_TIMEOUT_MS} ms; ignored` };
+  if (!chunks.done) return { document: undefined, problem: `stdin did not end within ${timeoutMs} ms; ignored` };
   const text = Buffer.concat(chunks.parts).toString('utf8').trim();
   if (text === '') return { document: undefined };
   let value: unknown;
@@ -145,5 +145,5 @@ export async function readStdinDocument(timeoutMs = STDIN_TIMEOUT_MS, fd = 0): P
   } catch (error) {
     return { document: undefined, problem: `stdin could not be read (${(error as NodeJS.ErrnoException).code ?? String(error)}); ignored` };
   }
-  return parse(chunks);
+  return parse(chunks, timeoutMs);
 }
