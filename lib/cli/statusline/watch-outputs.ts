@@ -44,14 +44,18 @@ export function startWatchOutputs(
   const { dir, template, command } = parseFlags(flags);
   const closers: Array<() => void> = [];
   if (dir !== undefined && template !== undefined) {
-    const files = new LineFiles(dir, template, { onError: (e) => report(`--statusline-dir: ${(e as Error).message ?? String(e)}`) });
+    const files = new LineFiles(dir, template, { onError: (e) => report(`--statusline-dir: ${e instanceof Error ? e.message : String(e)}`) });
     const view = new Map<string, SessionRecord>();
     const touched = new Set<number>();
     let scheduled = false;
     // One pass over DIR per batch of events: the watcher emits a batch in one turn.
     const flush = () => {
       scheduled = false;
-      files.update([...view.values()], touched);
+      try {
+        files.update([...view.values()], touched);
+      } catch (error) {
+        report(`--statusline-dir: ${error instanceof Error ? error.message : String(error)}`);
+      }
       touched.clear();
     };
     const onChange = (event: WatchEvent) => {
