@@ -230,6 +230,19 @@ describe('watch --statusline-dir', () => {
     expect(third.stderr()).toBe('');
   });
 
+  it('treats an unreadable lock as a watcher starting while it is fresh, and as junk once it is old', () => {
+    const { reg, dir } = setup();
+    mkdirSync(dir);
+    writeFileSync(join(dir, '.watcher'), ''); // created, not yet written
+    const run = () => spawnSync(process.execPath, [cli, 'watch', '--config-dir', reg.configDir, '--statusline-dir', dir], { encoding: 'utf8', timeout: 20_000 });
+    const fresh = run();
+    expect(fresh.status).toBe(1);
+    expect(fresh.stderr).toMatch(/another watcher is starting/);
+    utimesSync(join(dir, '.watcher'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    const w = watch(reg, dir);
+    return until(() => readFileSync(join(dir, '.watcher'), 'utf8').includes(`"pid":${w.child.pid}`), 'the new lock');
+  });
+
   it('refuses a folder that holds other files, and deletes nothing in it', () => {
     const { reg, dir } = setup();
     mkdirSync(dir);

@@ -107,11 +107,19 @@ export class LineFiles {
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
-      const holder = this.readLock(path);
+      let holder = this.readLock(path);
+      if (holder === undefined) {
+        // Another watcher may be between creating the lock and writing it: look again shortly.
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+        holder = this.readLock(path);
+        if (holder === undefined && Date.now() - this.mtimeOf(path) < 2000) {
+          throw new Error(`--statusline-dir: another watcher is starting in ${this.dir}`);
+        }
+      }
       if (holder && holder.pid !== process.pid && !DEAD_VERDICTS.has(verdict(holder.pid, holder.token))) {
         throw new Error(`--statusline-dir: another watcher (pid ${holder.pid}) keeps ${this.dir}`);
       }
-      this.unlink(path); // its watcher is provably dead (or the lock is unreadable junk of ours)
+      this.unlink(path); // its watcher is provably dead, or the lock stayed unreadable
     }
     throw new Error(`--statusline-dir: could not take ${join(this.dir, LOCK_FILE)}`);
   }
@@ -123,6 +131,14 @@ export class LineFiles {
       return { pid: value.pid, token: typeof value.token === 'string' ? value.token : undefined };
     } catch {
       return undefined;
+    }
+  }
+
+  private mtimeOf(path: string): number {
+    try {
+      return statSync(path).mtimeMs;
+    } catch {
+      return 0;
     }
   }
 
