@@ -1,8 +1,9 @@
 /**
  * End to end with real Claude Code (../shared/claude-lab, offline): three interactive sessions whose
- * statusLine is `cc-sessions statusline`; with one waiting for a permission prompt and one busy, the
- * third session's rendered statusline names the waiting one and counts the busy one, and the line
- * file a watcher keeps for it says the same. Runs under `npm run test:claude`.
+ * statusLine is the README's line-file snippet, falling back to `cc-sessions statusline`; with one
+ * waiting for a permission prompt and one busy, the third session's rendered statusline names the
+ * waiting one and counts the busy one, through the fallback and through the watcher's line file.
+ * Runs under `npm run test:claude`.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -60,8 +61,14 @@ describe.skipIf(!hasLab)('the statusline in real Claude Code', () => {
     cfg = join(work, 'cfg');
     driver = lab(cfg);
     driver.run('statusline', 'off'); // creates the config dir and an empty settings.json
-    // What the README's first snippet configures, with this test's built CLI, and a log per session.
-    const command = `${quote(process.execPath)} ${quote(cli)} statusline | tee -a ${quote(work)}/render.$CLAUDE_PID.log`;
+    // The README's second snippet (the line file, else `cc-sessions statusline`), with this test's built
+    // CLI, logging per session which way each render went and what it printed.
+    const lines = join(work, 'lines');
+    const log = (what: string) => `${quote(work)}/${what}.$CLAUDE_PID.log`;
+    const command =
+      `f=${quote(lines)}/$CLAUDE_PID; if [ "$f" -nt "\${CLAUDE_CONFIG_DIR:-$HOME/.claude}/sessions/$CLAUDE_PID.json" ]; ` +
+      `then echo file >> ${log('way')}; cat "$f"; ` +
+      `else echo fallback >> ${log('way')}; ${quote(process.execPath)} ${quote(cli)} statusline; fi | tee -a ${log('render')}`;
     writeFileSync(join(cfg, 'settings.json'), JSON.stringify({ statusLine: { type: 'command', command } }));
   }, 120_000);
 
@@ -75,7 +82,7 @@ describe.skipIf(!hasLab)('the statusline in real Claude Code', () => {
     if (cli) removeCopy(cli);
   }, 120_000);
 
-  it('shows the third session the waiting one (with what it waits for) and the busy one', async () => {
+  it('shows the third session the waiting one (with what it waits for) and the busy one, both ways', async () => {
     const lines = join(work, 'lines');
     watcher = startCli(cli, ['watch', '--interval', '200', '--config-dir', cfg, '--statusline-dir', lines], { stdio: ['ignore', 'ignore', 'pipe'] });
     const pids = driver.start('busy1', 'wait1', 'third');
@@ -86,16 +93,25 @@ describe.skipIf(!hasLab)('the statusline in real Claude Code', () => {
     const waiting = driver.record(pids.wait1!);
     expect(waiting.waitingFor).toBe('permission prompt');
     const expected = `⏳ ${waiting.name} (permission prompt) · 1 busy`;
-    // Claude Code renders a session's statusline after its own turns: give the third one a turn.
-    driver.run('send', 'third', 'hello');
-    const log = join(work, `render.${pids.third}.log`);
-    await until(() => (existsSync(log) && readFileSync(log, 'utf8').includes(expected) ? true : undefined), 'the third session to render the line');
+    const text = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : '');
+    const renders = join(work, `render.${pids.third}.log`);
+    const ways = join(work, `way.${pids.third}.log`);
+    // Claude Code renders a session's statusline after its own turns: give the third one turns until
+    // a render has shown the line through the line file (the first render, before any file, falls back).
+    for (let turn = 0; turn < 4 && !text(ways).includes('file'); turn++) {
+      const before = text(renders).length;
+      driver.run('send', 'third', 'hello');
+      await until(() => (text(renders).slice(before).includes(expected) ? true : undefined), 'the third session to render the line');
+    }
+    expect(text(ways)).toMatch(/fallback/);
+    expect(text(ways)).toMatch(/file/);
     const screen = await until(() => {
       const s = driver.run('screen', 'third');
       return s.includes(expected) ? s : undefined;
     }, 'the line on the third session\'s screen');
     expect(screen).toContain(expected);
-    // The other two see each other, not themselves.
+    // The line file holds it; the other two see each other, not themselves.
+    expect(text(join(lines, String(pids.third)))).toBe(expected + '\n');
     const view = (pid: number) =>
       spawnSync(process.execPath, [cli, 'statusline', '--config-dir', cfg, '--format', '{others.live} {others.waiting} {others.busy} {self.status}'], {
         encoding: 'utf8',
@@ -103,10 +119,5 @@ describe.skipIf(!hasLab)('the statusline in real Claude Code', () => {
       }).stdout;
     expect(view(pids.busy1!)).toBe('2 1 0 busy\n');
     expect(view(pids.wait1!)).toBe('2 0 1 waiting\n');
-    // The watcher's line file for the third session holds the same line, and the snippet renders it.
-    await until(() => (readFileSync(join(lines, String(pids.third)), { encoding: 'utf8', flag: 'r' }) === expected + '\n' ? true : undefined), 'the line file');
-    const snippet = `f=${lines}/$CLAUDE_PID; [ "$f" -nt "\${CLAUDE_CONFIG_DIR:-$HOME/.claude}/sessions/$CLAUDE_PID.json" ] && cat "$f" || echo FALLBACK`;
-    const rendered = spawnSync('/bin/sh', ['-c', snippet], { encoding: 'utf8', env: { PATH: process.env.PATH, CLAUDE_PID: String(pids.third), CLAUDE_CONFIG_DIR: cfg } }).stdout;
-    expect(rendered).toBe(expected + '\n');
   }, 240_000);
 });
