@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupsAfterEach, textOf, until } from './helpers.js';
 import { builtCli, removeCopy, startCli } from '../cli/run-cli.js';
 import { ExecRunner, eventEnv } from '../../lib/cli/statusline/exec.js';
-import type { WatchEvent } from '../../lib/registry/watch/diff.js';
+import type { WatchEvent } from '../../lib/index.js';
 import type { SessionRecord } from '../../lib/registry/types.js';
 import { endAll, procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord } from '../helpers/registry-fixture.js';

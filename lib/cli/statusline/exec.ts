@@ -7,7 +7,7 @@
  * reported on stderr and the next event runs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { WatchEvent } from '../../registry/watch/diff.js';
+import type { WatchEvent } from '../../index.js';
 import { sanitise } from './view.js';
 
 export const MAX_QUEUED = 1000;

@@ -4,7 +4,7 @@
  */
 import type { EventEmitter } from 'node:events';
 import type { SessionRecord } from '../../registry/types.js';
-import type { WatchEvent } from '../../registry/watch/diff.js';
+import type { WatchEvent } from '../../index.js';
 import { UsageError } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { splitCommandLine } from './command-line.js';
