@@ -18,6 +18,7 @@ import { loadBackend } from './lib/instances.mjs';
 import { probeSection } from './sections/probe.mjs';
 import { processSection } from './sections/process.mjs';
 import { scanSection } from './sections/scan.mjs';
+import { statuslineSection } from './sections/statusline.mjs';
 import { watchSection } from './sections/watch.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -72,6 +73,7 @@ async function main() {
       ['scan', scanSection],
       ['watch', watchSection],
       ['whole process', processSection],
+      ['statusline', statuslineSection],
     ]) {
       const started = Date.now();
       const result = await section(context);

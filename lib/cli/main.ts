@@ -87,4 +87,7 @@ main(process.argv.slice(2)).then(
     if (process.env.CC_SESSIONS_DEBUG && error instanceof Error && error.stack) err(error.stack + '\n');
     process.exitCode = 1;
   },
-);
+).finally(() => {
+  // A statusline exits 0 even on a usage error (docs/statusline.md): its one stderr line is enough.
+  if (process.argv[2] === 'statusline') process.exitCode = 0;
+});

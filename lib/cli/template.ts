@@ -14,10 +14,13 @@ export type Counts = Record<CountKey, number>;
 
 type Part = string | { key: CountKey | 'summary'; text?: string };
 
-const KNOWN = new Set<string>([...COUNT_KEYS, 'summary']);
+const KNOWN: ReadonlySet<string> = new Set<string>([...COUNT_KEYS, 'summary']);
 
-/** Parses a template once; throws UsageError (exit 2) for an unknown key or an unbalanced brace. */
-export function parseTemplate(template: string): Part[] {
+/**
+ * Parses a template once; throws UsageError (exit 2) for an unknown key or an unbalanced brace.
+ * `known` widens the key set for another renderer of the same language (the statusline's).
+ */
+export function parseTemplate(template: string, known: ReadonlySet<string> = KNOWN): Part[] {
   const parts: Part[] = [];
   let literal = '';
   for (let i = 0; i < template.length; i++) {
@@ -37,8 +40,8 @@ export function parseTemplate(template: string): Part[] {
     const body = template.slice(i + 1, end);
     const colon = body.indexOf(':');
     const key = (colon === -1 ? body : body.slice(0, colon)).trim();
-    if (!KNOWN.has(key)) {
-      throw new UsageError(`--format: unknown key {${key}} (known: ${[...KNOWN].join(', ')})`);
+    if (!known.has(key)) {
+      throw new UsageError(`--format: unknown key {${key}} (known: ${[...known].join(', ')})`);
     }
     if (literal) parts.push(literal);
     literal = '';

@@ -7,6 +7,7 @@ import type { Command } from '../command.js';
 
 export const COMMAND_NAMES = [
   'list', 'count', 'summary', 'has-interactive', 'prune', 'snapshot', 'watch', 'probe', 'doctor', 'demo',
+  'statusline',
 ] as const;
 
 const LOADERS: Record<(typeof COMMAND_NAMES)[number], () => Promise<Command>> = {
@@ -20,6 +21,7 @@ const LOADERS: Record<(typeof COMMAND_NAMES)[number], () => Promise<Command>> = 
   probe: () => import('./probe.js').then((m) => m.probe),
   doctor: () => import('./doctor.js').then((m) => m.doctor),
   demo: () => import('./demo.js').then((m) => m.demo),
+  statusline: () => import('./statusline.js').then((m) => m.statusline),
 };
 
 export function isCommandName(name: string): name is (typeof COMMAND_NAMES)[number] {

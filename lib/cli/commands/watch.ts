@@ -4,11 +4,12 @@ import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
 import { err, out } from '../output.js';
 import { recordJson } from '../records.js';
+import { startWatchOutputs, WATCH_OUTPUT_FLAGS } from '../statusline/watch-outputs.js';
 
 export const watch: Command = {
   name: 'watch',
   summary: 'print registry changes as NDJSON (added, changed, died, removed) until stopped',
-  usage: 'watch [--interval MS] [--snapshot FILE] [options]',
+  usage: 'watch [--interval MS] [--snapshot FILE] [--statusline-dir DIR [--format T]] [--exec CMD [--exec-shell]] [options]',
   plain: true,
   details: `
 One JSON object per line: {"type": "added"|"changed"|"died"|"removed", "time": EPOCH_MS,
@@ -16,16 +17,34 @@ One JSON object per line: {"type": "added"|"changed"|"died"|"removed", "time": E
 "fields" names what changed (empty for added and removed); "died" means the verdict turned provably
 dead. Liveness is re-probed every --interval ms (default 1000). --snapshot FILE keeps a snapshot
 (see \`snapshot --help\`) up to date, replaced atomically. Output is always NDJSON (--json is implied).
-Ends on SIGINT or SIGTERM with exit 0, or when the reader of its output goes away.`,
+Ends on SIGINT or SIGTERM with exit 0, or when the reader of its output goes away.
+--statusline-dir DIR keeps DIR/<pid>, the statusline line of each live session (see \`statusline
+--help\` for --format); --exec CMD runs CMD per event with CC_SESSIONS_EVENT, _PID, _NAME, _STATUS,
+_WAITING_FOR, _CWD … in its environment (docs/statusline.md).`,
   flags: {
     interval: { type: 'integer', value: 'MS', help: 'liveness re-probe period in ms (default 1000)' },
     snapshot: { type: 'string', value: 'FILE', help: 'keep FILE up to date with a snapshot' },
+    ...WATCH_OUTPUT_FLAGS,
   },
   run(ctx) {
     const interval = ctx.flags.interval as number | undefined;
     if (interval !== undefined && interval < 10) throw new UsageError('--interval must be at least 10 (ms)');
     const snapshotFile = ctx.flags.snapshot as string | undefined;
     const watcher = watchRegistry(ctx.configDirs, { env: ctx.env, interval, snapshotFile });
+    let outputs;
+    try {
+      // A report must never end the watch (a closed stderr throws EBADF): its line files would go with it.
+      outputs = startWatchOutputs(watcher, ctx.flags, ctx.env, (line) => {
+        try {
+          err(`cc-sessions watch: ${line}\n`);
+        } catch {
+          // nowhere to report
+        }
+      });
+    } catch (error) {
+      watcher.close();
+      throw error;
+    }
     watcher.on('change', (event: { type: string; record: Parameters<typeof recordJson>[0]; fields?: readonly string[] }) => {
       const line = { type: event.type, time: Date.now(), fields: event.fields ?? [], record: recordJson(event.record) };
       out(JSON.stringify(line) + '\n');
@@ -35,6 +54,7 @@ Ends on SIGINT or SIGTERM with exit 0, or when the reader of its output goes awa
     });
     return new Promise<number>((resolve) => {
       const stop = () => {
+        outputs.close();
         watcher.close();
         resolve(0);
       };

@@ -1,0 +1,122 @@
+/**
+ * Statusline: what one Claude Code render costs, each way, side by side (docs/statusline.md). Every
+ * row runs as Claude Code runs a statusLine command where that matters (`/bin/sh -c`, CLAUDE_PID, the
+ * stdin document on a socket); rows are interleaved round by round. Targets are on the run's clock
+ * (CPU time by default: on a shared machine wall time is mostly the wait for a core; `--wall` ranks by it).
+ */
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { homedir, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { fmtRatio, fmtTime, table, targetLine } from '../lib/format.mjs';
+import { clockName, interleaved, processTime } from '../lib/measure.mjs';
+
+const root = fileURLToPath(new URL('../..', import.meta.url));
+const cli = join(root, 'dist', 'cli.cjs');
+const claudeVersion = process.env.CCLAB_CLAUDE_VERSION || '2.1.332';
+const claude =
+  process.env.CCLAB_CLAUDE ||
+  join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'claude-lab', claudeVersion, 'node_modules/@anthropic-ai/claude-code-linux-x64/claude');
+
+// What Claude Code 2.1.332 pipes to a statusLine command (docs/statusline.md), ~700 bytes.
+const STDIN_DOCUMENT = JSON.stringify({
+  session_id: 'eb9af3ea-fbbb-42c9-a62b-39475c803853',
+  transcript_path: '/home/dev/.claude/projects/-home-dev-src/eb9af3ea-fbbb-42c9-a62b-39475c803853.jsonl',
+  cwd: '/home/dev/src',
+  model: { id: 'claude-opus-5-5', display_name: 'Opus 5.5' },
+  workspace: { current_dir: '/home/dev/src', project_dir: '/home/dev/src', added_dirs: [] },
+  version: '2.1.332',
+  output_style: { name: 'default' },
+  cost: { total_cost_usd: 0, total_duration_ms: 1016, total_api_duration_ms: 0, total_lines_added: 0, total_lines_removed: 0 },
+  context_window: { total_input_tokens: 0, total_output_tokens: 0, context_window_size: 1000000, current_usage: null },
+  exceeds_200k_tokens: false,
+});
+
+export function statuslineSection({ libs, fixtures, bins, workDir, quick }) {
+  const missing = [];
+  const n = 10;
+  const { configDir, sessionsDir } = fixtures.registries.get(n);
+  const self = libs.native.liveRecords(configDir)[0];
+  const env = { ...process.env, CLAUDE_CONFIG_DIR: configDir, CLAUDE_PID: String(self.pid) };
+  delete env.CC_SESSIONS_BACKEND;
+  delete env.NODE_OPTIONS;
+  // A line file as the watcher leaves it: the line, newer than the session's own record.
+  const lines = mkdtempSync(join(workDir, 'statusline-'));
+  const lineFile = join(lines, String(self.pid));
+  writeFileSync(lineFile, '⏳ api-3f (permission prompt) · 2 busy\n', { mode: 0o600 });
+  utimesSync(lineFile, new Date(), new Date(Date.now() + 1000));
+  const snippet = `f=${lines}/$CLAUDE_PID; [ "$f" -nt "\${CLAUDE_CONFIG_DIR:-$HOME/.claude}/sessions/$CLAUDE_PID.json" ] && cat "$f" || ${process.execPath} ${cli} statusline`;
+  const rows = [
+    { name: 'bare `node -e 0`', command: process.execPath, args: ['-e', '0'], key: 'bare' },
+    { name: '`cc-sessions statusline` (found by CLAUDE_PID)', command: process.execPath, args: [cli, 'statusline'], key: 'statusline' },
+    {
+      name: '`cc-sessions statusline` (no CLAUDE_PID: reads the stdin socket)',
+      command: process.execPath,
+      args: [cli, 'statusline'],
+      env: { ...env, CLAUDE_PID: '', CLAUDE_CODE_SESSION_ID: '' },
+    },
+    { name: '`sh -c \'cat DIR/$CLAUDE_PID\'` (the line file)', command: '/bin/sh', args: ['-c', `cat ${lines}/$CLAUDE_PID 2>/dev/null`], key: 'cat' },
+    { name: 'the README snippet (`-nt` test, then `cat`)', command: '/bin/sh', args: ['-c', snippet], key: 'snippet' },
+  ];
+  let agentsDir;
+  if (existsSync(claude)) {
+    // Its own config dir holding a copy of the same records: `claude agents` writes .claude.json beside them.
+    agentsDir = mkdtempSync(join(tmpdir(), 'ccs-bench-agents-'));
+    mkdirSync(join(agentsDir, 'home'));
+    mkdirSync(join(agentsDir, 'sessions'));
+    for (const name of readdirSync(sessionsDir)) if (name.endsWith('.json')) copyFileSync(join(sessionsDir, name), join(agentsDir, 'sessions', name));
+    rows.push({
+      name: '`claude agents --json`',
+      command: claude,
+      args: ['agents', '--json'],
+      env: { PATH: process.env.PATH, HOME: join(agentsDir, 'home'), CLAUDE_CONFIG_DIR: agentsDir, DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1' },
+      key: 'agents',
+    });
+  } else missing.push(`no Claude Code at ${claude} (node /work/shared/claude-lab/lab.mjs install): no \`claude agents\` row`);
+  // npx from the package folder: the local bin, so the row is npx's own start-up on top of ours.
+  rows.push({ name: '`npx cc-sessions statusline`', command: 'npx', args: ['--no', 'cc-sessions', 'statusline'], cwd: root, key: 'npx' });
+  const impls = rows.map((row) => ({
+    name: row.name,
+    run(iterations) {
+      const total = { wall: 0, cpu: 0 };
+      for (let i = 0; i < iterations; i++) {
+        const t = processTime(bins.run, row.command, row.args, { env: row.env ?? env, input: STDIN_DOCUMENT, cwd: row.cwd ?? workDir });
+        total.wall += t.wall / iterations;
+        total.cpu += t.cpu / iterations;
+      }
+      return total;
+    },
+  }));
+  let medians;
+  try {
+    medians = interleaved(impls, { rounds: quick ? 5 : 15, targetMs: 1, maxIterations: 1 });
+  } finally {
+    rmSync(lines, { recursive: true, force: true });
+    if (agentsDir) rmSync(agentsDir, { recursive: true, force: true });
+  }
+  const at = (key) => impls[rows.findIndex((row) => row.key === key)]?.name;
+  const bare = medians.get(at('bare'));
+  const bareWall = medians.wall.get(at('bare'));
+  const table_ = table(
+    ['one render', `median ${clockName()}`, 'vs bare node', 'median wall time', 'wall vs bare node'],
+    impls.map((impl) => [impl.name, fmtTime(medians.get(impl.name)), fmtRatio(medians.get(impl.name), bare), fmtTime(medians.wall.get(impl.name)), fmtRatio(medians.wall.get(impl.name), bareWall)]),
+  );
+  const statusline = medians.get(at('statusline'));
+  const cat = medians.get(at('cat'));
+  const snippetTime = medians.get(at('snippet'));
+  const targets = [
+    targetLine(`\`cc-sessions statusline\` vs bare \`node -e 0\`, ${n} records`, fmtRatio(statusline, bare), '≤ 1.10x', statusline / bare <= 1.1),
+    targetLine(`line-file render (\`sh -c cat\`), ${clockName()}`, fmtTime(cat), '≤ 5 ms', cat <= 5e6),
+    targetLine(`line-file render with the README snippet's \`-nt\` test, ${clockName()}`, fmtTime(snippetTime), '≤ 5 ms', snippetTime <= 5e6),
+  ];
+  const markdown = [
+    '## Statusline (one Claude Code render, each way)',
+    '',
+    `A registry of ${n} records (${libs.native.liveRecords(configDir).length} live); each row is a fresh process through ` +
+      '`bench/c/run.c` with the stdin document Claude Code sends on stdin and `CLAUDE_PID` set to a live record; medians of interleaved rounds.',
+    '',
+    table_,
+    ...(missing.length ? ['', missing.join('; ')] : []),
+  ].join('\n');
+  return { markdown, targets };
+}

@@ -1,0 +1,131 @@
+/**
+ * `watch --exec CMD` (docs/statusline.md): CMD runs once per event, with the event in its environment,
+ * one at a time in event order, so a user can wire notify-send, osascript or ntfy to "a session is
+ * waiting for you". The watcher never waits for it: events queue (at most MAX_QUEUED; on overflow the
+ * oldest queued ones are dropped, counted in the next run's CC_SESSIONS_DROPPED, and one stderr line
+ * says so). A command that fails, cannot start or runs past the timeout (SIGTERM, then SIGKILL) is
+ * reported on stderr and the next event runs.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import type { WatchEvent } from '../../index.js';
+import { sanitise } from './view.js';
+
+export const MAX_QUEUED = 1000;
+export const EXEC_TIMEOUT_MS = 60_000;
+
+export interface ExecOptions {
+  /** The program and its arguments, or a script for `/bin/sh -c` (`--exec-shell`). */
+  command: { argv: readonly string[] } | { shell: string };
+  env?: NodeJS.ProcessEnv;
+  maxQueued?: number;
+  timeoutMs?: number;
+  /** One line for stderr (a failure, an overflow). */
+  report: (line: string) => void;
+}
+
+/** The variables one run gets, besides the watcher's own environment. Values are one-line text. */
+export function eventEnv(event: WatchEvent): Record<string, string> {
+  const r = event.record;
+  const previous = 'previous' in event ? event.previous : undefined;
+  const text = (v: string | undefined) => sanitise(v, 1024);
+  return {
+    CC_SESSIONS_EVENT: event.type,
+    CC_SESSIONS_PID: String(r.pid),
+    CC_SESSIONS_SESSION_ID: text(r.sessionId),
+    CC_SESSIONS_NAME: text(r.name),
+    CC_SESSIONS_STATUS: text(r.status),
+    CC_SESSIONS_PREVIOUS_STATUS: text(previous?.status),
+    CC_SESSIONS_WAITING_FOR: text(r.waitingFor),
+    CC_SESSIONS_CWD: text(r.cwd),
+    CC_SESSIONS_KIND: text(r.kind),
+    CC_SESSIONS_VERDICT: r.verdict,
+    CC_SESSIONS_FIELDS: 'fields' in event ? event.fields.join(',') : '',
+  };
+}
+
+export class ExecRunner {
+  private readonly queue: WatchEvent[] = [];
+  private running: ChildProcess | undefined;
+  private dropped = 0;
+  private overflowing = false;
+  private closed = false;
+  private readonly maxQueued: number;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: ExecOptions) {
+    this.maxQueued = options.maxQueued ?? MAX_QUEUED;
+    this.timeoutMs = options.timeoutMs ?? EXEC_TIMEOUT_MS;
+  }
+
+  push(event: WatchEvent): void {
+    if (this.closed) return;
+    if (this.queue.length >= this.maxQueued) {
+      this.queue.shift();
+      this.dropped++;
+      if (!this.overflowing) {
+        this.overflowing = true;
+        this.options.report(`--exec is ${this.maxQueued} events behind: dropping the oldest until it catches up`);
+      }
+    }
+    this.queue.push(event);
+    this.next();
+  }
+
+  /** Events waiting to run (the running one not included). */
+  get queued(): number {
+    return this.queue.length;
+  }
+
+  private next(): void {
+    if (this.running || this.closed) return;
+    const event = this.queue.shift();
+    if (event === undefined) {
+      this.overflowing = false;
+      return;
+    }
+    const env = { ...(this.options.env ?? process.env), ...eventEnv(event), CC_SESSIONS_DROPPED: String(this.dropped) };
+    this.dropped = 0;
+    const what = `${event.type} ${event.record.pid}`;
+    const cmd = this.options.command;
+    const [file, args] = 'shell' in cmd ? ['/bin/sh', ['-c', cmd.shell]] : [cmd.argv[0]!, cmd.argv.slice(1)];
+    // Its output goes to our stderr: stdout is the NDJSON stream.
+    let child: ChildProcess;
+    try {
+      child = spawn(file, args, { env, stdio: ['ignore', 2, 2] });
+    } catch (error) {
+      this.options.report(`--exec could not start for ${what}: ${(error as Error).message}`);
+      setImmediate(() => this.next());
+      return;
+    }
+    this.running = child;
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      child.kill('SIGTERM');
+      setTimeout(() => {
+        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      }, 2000).unref();
+    }, this.timeoutMs);
+    let failed = false;
+    child.once('error', (error) => {
+      failed = true;
+      this.options.report(`--exec could not start for ${what}: ${error.message}`);
+    });
+    child.once('close', (code, signal) => {
+      clearTimeout(timer);
+      this.running = undefined;
+      if (timedOut) this.options.report(`--exec ran over ${this.timeoutMs} ms for ${what}: stopped`);
+      else if (!failed && signal) this.options.report(`--exec was ended by ${signal} for ${what}`);
+      else if (!failed && code !== 0) this.options.report(`--exec exited ${code} for ${what}`);
+      this.next();
+    });
+  }
+
+  /** No new runs; a running command is asked to stop (SIGTERM: it is ours, started by this watcher). */
+  close(): void {
+    this.closed = true;
+    this.queue.length = 0;
+    const child = this.running;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  }
+}

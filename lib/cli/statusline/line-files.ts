@@ -1,0 +1,244 @@
+/**
+ * `watch --statusline-dir DIR` (docs/statusline.md): one file per live local session, `DIR/<pid>`,
+ * holding the line that session's statusline shows, so a render is `cat DIR/$CLAUDE_PID`.
+ *
+ * Nothing stale may look fresh once the watcher is gone:
+ * - files are replaced atomically (a temp file in DIR, then rename), removed when the session goes,
+ *   and all removed when the watcher stops (SIGINT, SIGTERM, its reader gone, any exit);
+ * - a guardian (`/bin/sh`, its own session) holds the read end of a pipe whose write end only this
+ *   process holds: the kernel closes it however the watcher dies (`kill -9` too), and the guardian
+ *   then removes the files, unless the lock names another watcher by then;
+ * - a watcher starting in DIR removes whatever an earlier one left;
+ * - a file is rewritten whenever its own session's record changes, so it is newer than that record
+ *   while a watcher keeps it; the settings snippet renders it only then (`[ DIR/P -nt …/P.json ]`),
+ *   which also catches a watcher that is stopped (SIGSTOP) or a guardian that died with it.
+ * DIR must hold nothing but these files: the cleanup may then remove every `<pid>` name in it.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
+import { join } from 'node:path';
+import { processStartToken } from '../../backend/index.js';
+import { DEAD_VERDICTS, type SessionRecord } from '../../registry/types.js';
+import { verdict } from '../../registry/verdict.js';
+import { renderStatusline, type StatuslineTemplate } from './template.js';
+import { viewFor } from './view.js';
+
+export const LOCK_FILE = '.watcher';
+const LINE_NAME = /^[1-9][0-9]*$/;
+const TEMP_NAME = /^\.[1-9][0-9]*\.[0-9a-f]{12}\.tmp$/;
+
+// Waits for EOF on stdin (the watcher's death, however it came), then cleans up if the lock still
+// holds this watcher's line. Ignores the signals a terminal or a service manager sends a group.
+const GUARDIAN = `trap '' INT TERM HUP
+while read -r _; do :; done
+cd -- "$1" 2>/dev/null || exit 0
+IFS= read -r owner < ${LOCK_FILE} 2>/dev/null || exit 0
+[ "$owner" = "$2" ] || exit 0
+for f in [1-9]*; do case $f in *[!0-9]*) ;; *) rm -f -- "$f" ;; esac; done
+for f in .[1-9]*.tmp; do [ -f "$f" ] && rm -f -- "$f"; done
+rm -f -- ${LOCK_FILE}`;
+
+/** A live session that has a line file: live, and of our PID space (a foreign PID is not ours to name). */
+function hasLineFile(r: SessionRecord): boolean {
+  return r.live && r.verdict !== 'foreign';
+}
+
+export interface LineFilesOptions {
+  /** Where mtimes compare in whole seconds (macOS /bin/sh's `test -nt`): `seconds`. Default by platform. */
+  mtimeGranularity?: 'seconds' | 'fine';
+  /** A failure after the start (a write that failed): reported, never thrown. */
+  onError?: (error: unknown) => void;
+}
+
+export class LineFiles {
+  readonly dir: string;
+  private readonly written = new Map<number, string>();
+  private readonly lockText: string;
+  private guardian: ChildProcess | undefined;
+  private closed = false;
+  private readonly seconds: boolean;
+  private readonly onError: (error: unknown) => void;
+
+  /** Takes DIR (creating it, 0700): throws when it holds other files or another live watcher keeps it. */
+  constructor(dir: string, private readonly template: StatuslineTemplate, options: LineFilesOptions = {}) {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    this.dir = realpathSync(dir);
+    if (!lstatSync(this.dir).isDirectory()) throw new Error(`--statusline-dir: ${dir} is not a folder`);
+    this.seconds = (options.mtimeGranularity ?? (process.platform === 'darwin' ? 'seconds' : 'fine')) === 'seconds';
+    this.onError = options.onError ?? (() => {});
+    const names = readdirSync(this.dir);
+    const foreign = names.find((n) => !LINE_NAME.test(n) && !TEMP_NAME.test(n) && n !== LOCK_FILE);
+    if (foreign !== undefined) {
+      throw new Error(`--statusline-dir: ${this.dir} holds other files (${JSON.stringify(foreign)}); give it a folder of its own`);
+    }
+    this.lockText = JSON.stringify({ pid: process.pid, token: processStartToken(process.pid) ?? null });
+    this.lock();
+    // What an earlier watcher left (it died with its guardian, or the machine went down).
+    for (const n of names) if (LINE_NAME.test(n) || TEMP_NAME.test(n)) this.unlink(join(this.dir, n));
+    this.startGuardian();
+  }
+
+  private lock(): void {
+    const path = join(this.dir, LOCK_FILE);
+    for (let attempt = 0; attempt < 2; attempt++) {
+      try {
+        const fd = openSync(path, 'wx', 0o600);
+        try {
+          writeSync(fd, this.lockText + '\n');
+        } finally {
+          closeSync(fd);
+        }
+        return;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      let holder = this.readLock(path);
+      if (holder === undefined) {
+        // Another watcher may be between creating the lock and writing it: look again shortly.
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
+        holder = this.readLock(path);
+        if (holder === undefined && Date.now() - this.mtimeOf(path) < 2000) {
+          throw new Error(`--statusline-dir: another watcher is starting in ${this.dir}`);
+        }
+      }
+      if (holder && holder.pid !== process.pid && !DEAD_VERDICTS.has(verdict(holder.pid, holder.token))) {
+        throw new Error(`--statusline-dir: another watcher (pid ${holder.pid}) keeps ${this.dir}`);
+      }
+      this.unlink(path); // its watcher is provably dead, or the lock stayed unreadable
+    }
+    throw new Error(`--statusline-dir: could not take ${join(this.dir, LOCK_FILE)}`);
+  }
+
+  private readLock(path: string): { pid: number; token: string | undefined } | undefined {
+    try {
+      const value = JSON.parse(readFileSync(path, 'utf8')) as { pid?: unknown; token?: unknown };
+      if (typeof value.pid !== 'number' || !Number.isSafeInteger(value.pid) || value.pid < 1) return undefined;
+      return { pid: value.pid, token: typeof value.token === 'string' ? value.token : undefined };
+    } catch {
+      return undefined;
+    }
+  }
+
+  private mtimeOf(path: string): number {
+    try {
+      return statSync(path).mtimeMs;
+    } catch {
+      return 0;
+    }
+  }
+
+  private startGuardian(): void {
+    try {
+      const child = spawn('/bin/sh', ['-c', GUARDIAN, 'cc-sessions-guardian', this.dir, this.lockText], {
+        detached: true,
+        stdio: ['pipe', 'ignore', 'ignore'],
+      });
+      child.on('error', (error) => this.onError(error));
+      child.unref();
+      (child.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+      this.guardian = child;
+    } catch (error) {
+      this.onError(error); // without it, only a clean stop and the -nt test protect the renderer
+    }
+  }
+
+  /** The guardian's PID (tests end it or watch it). */
+  get guardianPid(): number | undefined {
+    return this.guardian?.pid;
+  }
+
+  /**
+   * Brings DIR in line with `records` (the whole current view). `touched` are PIDs whose own record
+   * changed: their files are rewritten even when the line is the same, to stay newer than the record.
+   */
+  update(records: readonly SessionRecord[], touched: ReadonlySet<number> = new Set()): void {
+    if (this.closed) return;
+    const byPid = new Map<number, SessionRecord[]>();
+    for (const r of records) {
+      if (!hasLineFile(r)) continue;
+      const own = byPid.get(r.pid);
+      if (own) own.push(r);
+      else byPid.set(r.pid, [r]);
+    }
+    for (const pid of [...this.written.keys()]) {
+      if (!byPid.has(pid)) {
+        this.written.delete(pid);
+        this.unlink(join(this.dir, String(pid)));
+      }
+    }
+    for (const [pid, own] of byPid) {
+      const self = records.filter((r) => r.pid === pid && r.verdict !== 'foreign');
+      const line = renderStatusline(this.template, viewFor(records, self));
+      const content = line === '' ? '' : line + '\n';
+      if (this.written.get(pid) === content && !touched.has(pid)) continue;
+      try {
+        this.write(pid, content, own);
+        this.written.set(pid, content);
+      } catch (error) {
+        this.written.delete(pid);
+        this.onError(error);
+      }
+    }
+  }
+
+  private write(pid: number, content: string, own: readonly SessionRecord[]): void {
+    const temp = join(this.dir, `.${pid}.${randomBytes(6).toString('hex')}.tmp`);
+    try {
+      writeFileSync(temp, content, { mode: 0o600, flag: 'wx' });
+      if (this.seconds) this.bumpMtime(temp, own);
+      renameSync(temp, join(this.dir, String(pid)));
+    } catch (error) {
+      this.unlink(temp);
+      throw error;
+    }
+  }
+
+  /** Whole-second comparisons: the file must be at least a second newer than its record to test newer. */
+  private bumpMtime(path: string, own: readonly SessionRecord[]): void {
+    let newest = 0;
+    for (const r of own) {
+      try {
+        newest = Math.max(newest, statSync(r.path).mtimeMs);
+      } catch {
+        // the record is gone meanwhile: the next event removes this file
+      }
+    }
+    const wanted = (Math.floor(newest / 1000) + 1) * 1000;
+    if (wanted > Date.now()) utimesSync(path, new Date(), new Date(wanted));
+  }
+
+  private unlink(path: string): void {
+    try {
+      unlinkSync(path);
+    } catch {
+      // already gone
+    }
+  }
+
+  /** Removes every line file and the lock; synchronous, so it can run in an 'exit' handler. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const pid of this.written.keys()) this.unlink(join(this.dir, String(pid)));
+    this.written.clear();
+    const path = join(this.dir, LOCK_FILE);
+    if (this.readLock(path)?.pid === process.pid) this.unlink(path);
+    // EOF for the guardian: it finds no lock of ours and ends without touching anything.
+    this.guardian?.stdin?.destroy();
+  }
+}

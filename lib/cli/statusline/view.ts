@@ -1,0 +1,59 @@
+/**
+ * What one session's statusline is about: every live record, split into this session (self) and the
+ * others, with the others' waiting sessions named. Pure: the same view feeds `cc-sessions statusline`
+ * and every line file of `watch --statusline-dir` (docs/statusline.md).
+ */
+import { basename } from 'node:path';
+import type { SessionRecord } from '../../registry/types.js';
+import { countRecords } from '../commands/summary.js';
+import { clip, printable } from '../format.js';
+import type { Counts } from '../template.js';
+
+export interface Waiter {
+  pid: number;
+  /** Sanitised: the name, else the cwd's last part, else `pid N`. */
+  label: string;
+  /** Sanitised, or '' when the record does not say. */
+  waitingFor: string;
+}
+
+export interface StatuslineView {
+  /** Every record (self included), as `summary` counts them. */
+  all: Counts;
+  /** The same counts without this session's own records. */
+  others: Counts;
+  /** The others that wait, the longest-waiting first. */
+  waiters: Waiter[];
+  /** This session's own record, when it was found. */
+  self: SessionRecord | undefined;
+}
+
+// Bidirectional overrides, zero-width characters and line separators can reorder or hide what a
+// terminal shows; printable() already blanks C0/C1 controls (ESC, CSI).
+// eslint-disable-next-line no-misleading-character-class
+const INVISIBLE = /[\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+
+/** A value from another program's file, made safe for one terminal line, at most `max` characters. */
+export function sanitise(value: string | undefined, max: number): string {
+  if (value === undefined) return '';
+  return clip(printable(value).replace(INVISIBLE, '').replace(/\s+/g, ' ').trim(), max);
+}
+
+function waiterOf(r: SessionRecord): Waiter {
+  const label = sanitise(r.name, 24) || sanitise(r.cwd === undefined ? undefined : basename(r.cwd), 24) || `pid ${r.pid}`;
+  return { pid: r.pid, label, waitingFor: sanitise(r.waitingFor, 32) };
+}
+
+/** The view for a session whose own records are `self` (none: every session is an "other"). */
+export function viewFor(records: readonly SessionRecord[], self: readonly SessionRecord[]): StatuslineView {
+  const mine = new Set(self);
+  const others = records.filter((r) => !mine.has(r));
+  const waiting = others.filter((r) => r.live && r.status === 'waiting');
+  waiting.sort((a, b) => (a.statusUpdatedAt ?? Infinity) - (b.statusUpdatedAt ?? Infinity) || a.pid - b.pid);
+  return {
+    all: countRecords(records, false),
+    others: countRecords(others, false),
+    waiters: waiting.map(waiterOf),
+    self: self.find((r) => r.live) ?? self[0],
+  };
+}

@@ -1,0 +1,180 @@
+/**
+ * `watch --exec CMD`: once per event, in order, one at a time, the event in the environment, never
+ * through a shell unless asked; a failing or missing command is reported and the next event runs; a
+ * slow one never holds up the watcher, and an overflowing queue drops the oldest events, counted.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cleanupsAfterEach, textOf, until } from './helpers.js';
+import { builtCli, removeCopy, startCli } from '../cli/run-cli.js';
+import { ExecRunner, eventEnv } from '../../lib/cli/statusline/exec.js';
+import type { WatchEvent } from '../../lib/index.js';
+import type { SessionRecord } from '../../lib/registry/types.js';
+import { endAll, procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
+import { makeRegistry, sessionRecord } from '../helpers/registry-fixture.js';
+
+let cli: string;
+let a: Spawned;
+let work: string;
+const cleanups = cleanupsAfterEach();
+
+beforeAll(async () => {
+  cli = await builtCli();
+  a = spawnSleep();
+  work = mkdtempSync(join(tmpdir(), 'ccs-exec-'));
+});
+
+afterAll(async () => {
+  await a?.end();
+  await endAll();
+  rmSync(work, { recursive: true, force: true });
+  if (cli) removeCopy(cli);
+});
+
+const text = textOf;
+
+function event(pid: number, status: string, extra: Partial<SessionRecord> = {}): WatchEvent {
+  const record = { pid, sessionId: `s-${pid}`, status, verdict: 'alive', kind: 'interactive', path: `/x/${pid}.json`, raw: {}, ...extra } as SessionRecord;
+  return { type: 'changed', record, previous: { ...record, status: 'idle' }, fields: ['status', 'updatedAt'] };
+}
+
+// A recorder: appends "<event> <pid> <status>" to a log, optionally sleeping first.
+function recorder(log: string, sleep = 0, exit = 0): { shell: string } {
+  return { shell: `${sleep ? `sleep ${sleep}; ` : ''}printf '%s %s %s dropped=%s\\n' "$CC_SESSIONS_EVENT" "$CC_SESSIONS_PID" "$CC_SESSIONS_STATUS" "$CC_SESSIONS_DROPPED" >> '${log}'; exit ${exit}` };
+}
+
+describe('the exec runner', () => {
+  it('runs once per event, one at a time, in order', async () => {
+    const log = join(work, 'order.log');
+    const lines: string[] = [];
+    // Each run logs its start and its end: overlapping runs would interleave them.
+    const command = { shell: `echo "start $CC_SESSIONS_PID" >> '${log}'; sleep 0.05; echo "end $CC_SESSIONS_PID" >> '${log}'` };
+    const runner = new ExecRunner({ command, report: (l) => lines.push(l) });
+    cleanups.push(() => runner.close());
+    for (let i = 1; i <= 8; i++) runner.push(event(i, 'busy'));
+    await until(() => text(log).split('\n').length === 17, 'eight runs');
+    expect(text(log).trim().split('\n')).toEqual([1, 2, 3, 4, 5, 6, 7, 8].flatMap((i) => [`start ${i}`, `end ${i}`]));
+    expect(lines).toEqual([]);
+  });
+
+  it('puts the event in the environment, sanitised to one line', () => {
+    const env = eventEnv(event(42, 'waiting', { name: 'api\x1b[31m-3f\nx', waitingFor: 'permission prompt', cwd: '/src/app' }));
+    expect(env).toMatchObject({
+      CC_SESSIONS_EVENT: 'changed',
+      CC_SESSIONS_PID: '42',
+      CC_SESSIONS_NAME: 'api [31m-3f x',
+      CC_SESSIONS_STATUS: 'waiting',
+      CC_SESSIONS_PREVIOUS_STATUS: 'idle',
+      CC_SESSIONS_WAITING_FOR: 'permission prompt',
+      CC_SESSIONS_CWD: '/src/app',
+      CC_SESSIONS_FIELDS: 'status,updatedAt',
+      CC_SESSIONS_VERDICT: 'alive',
+    });
+    expect(eventEnv({ type: 'added', record: event(1, 'idle').record }).CC_SESSIONS_PREVIOUS_STATUS).toBe('');
+  });
+
+  it('passes argv without a shell: metacharacters reach the program as text', async () => {
+    const log = join(work, 'argv.log');
+    const runner = new ExecRunner({ command: { argv: ['/bin/sh', '-c', 'printf "%s|" "$@" >> "$0"', log, '$(touch pwned)', '; rm', '*'] }, report: () => {} });
+    cleanups.push(() => runner.close());
+    runner.push(event(1, 'busy'));
+    await until(() => text(log) !== '', 'the run');
+    expect(text(log)).toBe('$(touch pwned)|; rm|*|');
+  });
+
+  it('reports a failing, a missing and a signalled command on one line each, and goes on', async () => {
+    const log = join(work, 'fail.log');
+    const lines: string[] = [];
+    const fail = new ExecRunner({ command: recorder(log, 0, 3), report: (l) => lines.push(l) });
+    const missing = new ExecRunner({ command: { argv: [join(work, 'no-such-program')] }, report: (l) => lines.push(l) });
+    cleanups.push(() => fail.close(), () => missing.close());
+    fail.push(event(1, 'busy'));
+    fail.push(event(2, 'busy'));
+    missing.push(event(3, 'busy'));
+    missing.push(event(4, 'busy'));
+    await until(() => lines.length === 4, 'four reports');
+    expect(text(log).trim().split('\n')).toEqual(['changed 1 busy dropped=0', 'changed 2 busy dropped=0']);
+    expect(lines.filter((l) => l.startsWith('--exec exited 3 for changed'))).toHaveLength(2);
+    expect(lines.filter((l) => /could not start for changed [34]: .*ENOENT/.test(l))).toHaveLength(2);
+    const signalled = new ExecRunner({ command: { shell: 'kill -TERM $$' }, report: (l) => lines.push(l) });
+    cleanups.push(() => signalled.close());
+    signalled.push(event(5, 'busy'));
+    await until(() => lines.length === 5, 'the signal report');
+    expect(lines[4]).toBe('--exec was ended by SIGTERM for changed 5');
+  });
+
+  it('stops a command that runs past the timeout and runs the next', async () => {
+    const log = join(work, 'timeout.log');
+    const lines: string[] = [];
+    const runner = new ExecRunner({ command: { shell: `[ "$CC_SESSIONS_PID" = 1 ] && exec sleep 30; echo "$CC_SESSIONS_PID" >> '${log}'` }, timeoutMs: 300, report: (l) => lines.push(l) });
+    cleanups.push(() => runner.close());
+    runner.push(event(1, 'busy'));
+    runner.push(event(2, 'busy'));
+    await until(() => text(log) === '2\n', 'the next run');
+    expect(lines).toEqual(['--exec ran over 300 ms for changed 1: stopped']);
+  });
+
+  it('drops the oldest queued events on overflow, says so once, and counts them in the next run', async () => {
+    const log = join(work, 'overflow.log');
+    const lines: string[] = [];
+    const runner = new ExecRunner({ command: recorder(log, 0.3), maxQueued: 3, report: (l) => lines.push(l) });
+    cleanups.push(() => runner.close());
+    for (let i = 1; i <= 10; i++) runner.push(event(i, 'busy')); // 1 runs; 2..10 queue into 3 places
+    expect(runner.queued).toBe(3);
+    await until(() => text(log).split('\n').length === 5, 'four runs');
+    expect(text(log).trim().split('\n')).toEqual(['changed 1 busy dropped=0', 'changed 8 busy dropped=6', 'changed 9 busy dropped=0', 'changed 10 busy dropped=0']);
+    expect(lines).toEqual(['--exec is 3 events behind: dropping the oldest until it catches up']);
+  });
+});
+
+describe('watch --exec with the CLI', () => {
+  it('runs the command per event while the NDJSON stream goes on, a slow command holding up nothing', async () => {
+    const reg = makeRegistry('ccs-exec-reg-');
+    cleanups.push(() => reg.remove());
+    const log = join(work, 'cli.log');
+    const write = (status: string) => reg.write(a.pid, sessionRecord(a.pid, { sessionId: 'sid', procStart: procStartTicks(a.pid), status, name: 'alpha', cwd: '/src/a b' }));
+    write('idle');
+    // 1.5 s per run: the watcher must keep reporting on stdout while runs queue.
+    const script = `sleep 1.5; printf '%s %s %s %s|%s\\n' "$CC_SESSIONS_EVENT" "$CC_SESSIONS_NAME" "$CC_SESSIONS_STATUS" "$CC_SESSIONS_CWD" "$CC_SESSIONS_WAITING_FOR" >> '${log}'`;
+    const child = startCli(cli, ['watch', '--interval', '100', '--config-dir', reg.configDir, '--exec', script, '--exec-shell']);
+    cleanups.push(async () => {
+      if (child.exitCode === null) {
+        child.kill('SIGKILL');
+        await new Promise((r) => child.once('exit', r));
+      }
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    await until(() => stdout.includes('"added"'), 'the first event');
+    write('busy');
+    await until(() => stdout.includes('"busy"'), 'the busy event');
+    reg.write(a.pid, sessionRecord(a.pid, { sessionId: 'sid', procStart: procStartTicks(a.pid), status: 'waiting', waitingFor: 'permission prompt', name: 'alpha', cwd: '/src/a b' }));
+    await until(() => stdout.includes('"waiting"'), 'the waiting event');
+    // All three events were on stdout before the first run (1.5 s) could have finished all of them.
+    expect(text(log).split('\n').length).toBeLessThan(4);
+    await until(() => text(log).split('\n').length === 4, 'three runs');
+    expect(text(log).trim().split('\n')).toEqual([
+      'added alpha idle /src/a b|',
+      'changed alpha busy /src/a b|',
+      'changed alpha waiting /src/a b|permission prompt',
+    ]);
+    child.kill('SIGTERM');
+    await new Promise((r) => child.once('exit', r));
+    expect(child.exitCode).toBe(0);
+    expect(stderr).toBe('');
+  });
+
+  it('rejects an unclosed quote and --exec-shell without --exec as usage errors', () => {
+    const bad = spawnSync(process.execPath, [cli, 'watch', '--exec', "notify-send 'x"], { encoding: 'utf8' });
+    expect(bad.status).toBe(2);
+    expect(bad.stderr).toMatch(/unclosed single quote/);
+    const alone = spawnSync(process.execPath, [cli, 'watch', '--exec-shell'], { encoding: 'utf8' });
+    expect(alone.status).toBe(2);
+    expect(alone.stderr).toMatch(/--exec-shell needs --exec/);
+  });
+});
