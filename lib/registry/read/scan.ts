@@ -12,6 +12,7 @@ import { READ_OK } from '../../backend/types.js';
 import { pidFromName, resolveSessionsDirs } from '../config.js';
 import { listCandidates, listCandidatesAsync, MAX_RECORD_BYTES, readFailure } from './candidates.js';
 import { parseClaimText, type Claim } from './schema.js';
+import { restoredName, strandedPid } from '../prune/names.js';
 import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkippedCandidate, SkipReason } from '../types.js';
 import { domainFacts, isProvablyLocalText, type DomainFacts } from '../domain.js';
 import { judgeClaims, measurePids, PID_MAX, type Measurement } from '../verdict.js';
@@ -33,7 +34,7 @@ interface Folder {
 function namePid(name: string): number {
   // A name beyond a safe integer is still a candidate: it keeps its (rounded) number for reports, and
   // no record can match it, because parseClaim only accepts a safe-integer pid (pid-mismatch).
-  return pidFromName(name) ?? Number(name.slice(0, -'.json'.length));
+  return pidFromName(name) ?? strandedPid(name) ?? Number(name.slice(0, -'.json'.length));
 }
 
 /** `dir` is absolute and normalised (resolveSessionsDirs), so plain concatenation is a correct join. */
@@ -106,15 +107,24 @@ function checkOptions(options: unknown): ReadOptions | undefined {
   return options as ReadOptions | undefined;
 }
 
+/** A stranded copy (docs/prune.md) that vanished was put back by a prune meanwhile: its name is read again. */
+function vanishedStranded(f: Folder, i: number): boolean {
+  return f.outcomes[i] === 'missing' && restoredName(f.names[i]!) !== undefined;
+}
+
 function needsRetry(folders: readonly Folder[]): boolean {
-  return folders.some((f) => f.outcomes.includes('unparseable'));
+  return folders.some((f) => f.outcomes.some((o, i) => o === 'unparseable' || vanishedStranded(f, i)));
 }
 
 /** Re-reads, in one batch per folder, the files whose first read was empty or unparseable. */
 function reread(folders: readonly Folder[]): void {
   for (const f of folders) {
     const idx: number[] = [];
-    f.outcomes.forEach((o, i) => o === 'unparseable' && idx.push(i));
+    f.outcomes.forEach((o, i) => {
+      if (vanishedStranded(f, i)) f.names[i] = restoredName(f.names[i]!)!;
+      else if (o !== 'unparseable') return;
+      idx.push(i);
+    });
     if (idx.length === 0) continue;
     const again = readOutcomes(
       f.dir,
@@ -161,7 +171,7 @@ function scan(configDirs: ConfigDirs, options: ReadOptions | undefined, liveOnly
   const opts = checkOptions(options);
   const delay = retryDelay(opts);
   const folders: Folder[] = resolveSessionsDirs(configDirs, opts?.env).map((dir) => {
-    const names = listCandidates(dir);
+    const names = listCandidates(dir, true);
     return { dir, names, ...readOutcomes(dir, names, liveOnly) };
   });
   if (needsRetry(folders)) {
@@ -222,7 +232,7 @@ async function scanAsync(configDirs: ConfigDirs, options: ReadOptions | undefine
   const opts = checkOptions(options);
   const delay = retryDelay(opts);
   const dirs = resolveSessionsDirs(configDirs, opts?.env);
-  const lists = await Promise.all(dirs.map(listCandidatesAsync));
+  const lists = await Promise.all(dirs.map((dir) => listCandidatesAsync(dir, true)));
   const folders: Folder[] = [];
   for (let i = 0; i < dirs.length; i++) {
     folders.push({ dir: dirs[i]!, names: lists[i]!, ...(await readOutcomesInSlices(dirs[i]!, lists[i]!, liveOnly)) });

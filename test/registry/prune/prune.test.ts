@@ -3,16 +3,18 @@
  * token form of the backend's platform: ticks for js/native, lstart text for ps): what is removed, what is
  * never touched, identity at the moment of removal, dryRun, and leftovers of an interrupted prune.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { prune, pruneAsync, readRecords, type SessionRecord } from '../../../lib/index.js';
-import { journalName } from '../../../lib/registry/prune/aside.js';
 import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
 import { endAll, reapedPid, spawnSleep, spawnZombie, type Spawned } from '../../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../../helpers/registry-fixture.js';
 import { anotherToken, tokenOf } from '../../helpers/tokens.js';
 
 const FOREIGN_DOMAIN = 'linux:0123456789abcdef0123456789abcdef:pid:[4026531836]';
+
+/** What prune returns for a record: the record, plus the key files removed with it. */
+const pruned = (record: SessionRecord, keys: string[] = []) => ({ ...record, keys });
 
 function recordAt(reg: RegistryFixture, path: string): SessionRecord {
   const record = readRecords(reg.configDir).find((r) => r.path === path);
@@ -68,7 +70,8 @@ describe.each(BACKENDS)('prune (%s backend)', (backendName) => {
       const removed = prune(disguised);
 
       expect(removed.map((r) => r.path).sort()).toEqual([...dead].sort());
-      for (const r of removed) expect(disguised).toContain(r); // the caller's own objects
+      for (const r of removed) expect(disguised).toContainEqual({ ...r, keys: undefined }); // the caller's records, plus keys
+      for (const r of removed) expect(r.keys).toEqual([]);
       for (const path of dead) expect(existsSync(path)).toBe(false);
       for (const path of kept) expect(existsSync(path)).toBe(true);
       expect(readdirSync(reg.sessions).length).toBe(kept.length); // nothing left aside
@@ -83,11 +86,11 @@ describe.each(BACKENDS)('prune (%s backend)', (backendName) => {
     const { path, record } = recycled();
     const alivePath = reg.write(process.pid, sessionRecord(process.pid));
     const all = readRecords(reg.configDir);
-    expect(prune(all, { dryRun: true })).toEqual([record]);
+    expect(prune(all, { dryRun: true })).toEqual([pruned(record)]);
     expect(existsSync(path)).toBe(true);
     expect(existsSync(alivePath)).toBe(true);
     expect(readdirSync(reg.sessions).length).toBe(2);
-    expect(prune(all)).toEqual([record]);
+    expect(prune(all)).toEqual([pruned(record)]);
     expect(prune(all)).toEqual([]); // already gone: not reported twice
   });
 
@@ -95,7 +98,7 @@ describe.each(BACKENDS)('prune (%s backend)', (backendName) => {
     reg = makeRegistry();
     const { path, record } = recycled();
     writeFileSync(path, JSON.stringify({ ...record.raw, status: 'busy', name: 'renamed', sessionId: 'switched', updatedAt: 1 }));
-    expect(prune([record])).toEqual([record]);
+    expect(prune([record])).toEqual([pruned(record)]);
     expect(existsSync(path)).toBe(false);
   });
 
@@ -155,62 +158,16 @@ describe.each(BACKENDS)('prune (%s backend)', (backendName) => {
   it('pruneAsync is the Promise twin; bad arguments are programmer errors', async () => {
     reg = makeRegistry();
     const { record } = recycled();
-    await expect(pruneAsync([record], { dryRun: true })).resolves.toEqual([record]);
-    await expect(pruneAsync([record])).resolves.toEqual([record]);
+    await expect(pruneAsync([record], { dryRun: true })).resolves.toEqual([pruned(record)]);
+    await expect(pruneAsync([record])).resolves.toEqual([pruned(record)]);
     expect(() => prune('x' as never)).toThrow(TypeError);
+    // A mistyped or misspelt option must never turn a dry run into a deletion (issue 11, item 4).
+    const again = recycled();
+    for (const bad of [{ dryRun: 'yes' }, { dryRun: 1 }, { dryrun: true }, { configDirs: 5 }, { env: 'x' }, [], 'x', null]) {
+      expect(() => prune([again.record], bad as never), JSON.stringify(bad)).toThrow(TypeError);
+    }
+    expect(existsSync(again.path)).toBe(true);
     expect(() => prune([{ pid: 1 }] as never)).toThrow(TypeError);
     await expect(pruneAsync(null as never)).rejects.toThrow(TypeError);
-  });
-
-  describe('leftovers of an interrupted prune (found by journal slot, never by listing)', () => {
-    const aside = (pid: number) => `.${pid}.json.prune-0123456789abcdef`;
-
-    function leaveJournal(pid: number, slot: number, ageMs: number): string {
-      const journal = reg.path(journalName(pid, slot));
-      writeFileSync(journal, `${aside(pid)}\n`);
-      const t = (Date.now() - ageMs) / 1000;
-      utimesSync(journal, t, t);
-      return journal;
-    }
-
-    it('removes a dead copy left aside and reports its record', () => {
-      reg = makeRegistry();
-      const { path, record } = recycled();
-      renameSync(path, reg.path(aside(sleep.pid)));
-      const journal = leaveJournal(sleep.pid, 2, 60_000);
-      expect(prune([record])).toEqual([record]);
-      expect(readdirSync(reg.sessions)).toEqual([]);
-      expect(existsSync(journal)).toBe(false);
-    });
-
-    it('puts a live copy back, and keeps it aside when a newer file holds the name', () => {
-      reg = makeRegistry();
-      const { path, record } = recycled();
-      const live = JSON.stringify(sessionRecord(sleep.pid, { procStart: tokenOf(sleep.pid, backendName), sessionId: 'live' }));
-      writeFileSync(reg.path(aside(sleep.pid)), live);
-      leaveJournal(sleep.pid, 0, 60_000);
-      // The name holds the dead record: it is pruned; the live copy then goes back under the name.
-      expect(prune([record])).toEqual([record]);
-      expect(readFileSync(path, 'utf8')).toBe(live);
-      expect(readdirSync(reg.sessions)).toEqual([`${sleep.pid}.json`]);
-
-      // A newer file at the name: the aside copy is not the dead record, so it is kept, with its journal.
-      writeFileSync(reg.path(aside(sleep.pid)), live.replace('"live"', '"older"'));
-      const journal = leaveJournal(sleep.pid, 1, 60_000);
-      expect(prune([record])).toEqual([]);
-      expect(readFileSync(path, 'utf8')).toBe(live);
-      expect(existsSync(reg.path(aside(sleep.pid)))).toBe(true);
-      expect(existsSync(journal)).toBe(true);
-    });
-
-    it('leaves a young journal alone: its prune may still be running', () => {
-      reg = makeRegistry();
-      const { path, record } = recycled();
-      writeFileSync(reg.path(aside(sleep.pid)), readFileSync(path));
-      const journal = leaveJournal(sleep.pid, 3, 0);
-      expect(prune([record])).toEqual([record]); // the record's own file
-      expect(existsSync(reg.path(aside(sleep.pid)))).toBe(true);
-      expect(existsSync(journal)).toBe(true);
-    });
   });
 });
