@@ -62,8 +62,10 @@ async function runPrune(ctx: Context, dryRun: boolean, legacy: boolean): Promise
     if (legacy) {
       const part = pruneLegacyWithReport(dirs, { dryRun, env: ctx.env });
       outcome.legacy.push(...part.removed);
-      outcome.recovered.push(...part.recovered);
-      outcome.failed.push(...part.failed);
+      // It settles leftovers too: what the record pass already reported is not reported twice.
+      const known = new Set([...outcome.recovered, ...outcome.failed].map((x) => x.path));
+      outcome.recovered.push(...part.recovered.filter((c) => !known.has(c.path)));
+      outcome.failed.push(...part.failed.filter((f) => !known.has(f.path)));
       await turn();
       outcome.interrupted = stopped();
     }
