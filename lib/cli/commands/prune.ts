@@ -88,12 +88,13 @@ function report(ctx: Context, o: Outcome, dryRun: boolean): void {
     out(`${dryRun ? 'Would remove' : 'Removed'} ${o.removed.length} ${noun}${also ? ` (and ${also})` : ''}:\n`);
     out(table(['PID', 'VERDICT', 'FILE'], removedRows, ctx.paint));
   }
-  if (o.recovered.length > 0) {
-    out(`${dryRun ? 'Would settle' : 'Settled'} ${o.recovered.length} cop${o.recovered.length === 1 ? 'y' : 'ies'} an interrupted prune left aside:\n`);
-    const rows = o.recovered.map((c) => [String(c.pid), c.action, shortenHome(c.action === 'put back' ? c.originalPath : c.path)]);
+  const settled = o.recovered.filter((c) => c.action !== 'failed'); // failures are on stderr
+  if (settled.length > 0) {
+    out(`${dryRun ? 'Would settle' : 'Settled'} ${settled.length} cop${settled.length === 1 ? 'y' : 'ies'} an interrupted prune left aside:\n`);
+    const rows = settled.map((c) => [String(c.pid), c.action, shortenHome(c.action === 'put back' ? c.originalPath : c.path)]);
     out(table(['PID', 'ACTION', 'FILE'], rows, ctx.paint));
   }
-  if (removedRows.length === 0 && o.recovered.length === 0 && o.failed.length === 0) {
+  if (removedRows.length === 0 && settled.length === 0 && o.failed.length === 0) {
     out(`Nothing to prune: no provably dead records${o.interrupted ? ' (interrupted)' : ''}.\n`);
   }
 }
@@ -119,6 +120,9 @@ Exit 1 when a dead file could not be removed (each is named on stderr, with the 
   async run(ctx) {
     const dryRun = ctx.flags['dry-run'] === true;
     const o = await runPrune(ctx, dryRun, ctx.flags.legacy === true);
+    const code = o.interrupted ? SIGNALS[o.interrupted] : o.failed.length > 0 ? 1 : 0;
+    // Set before printing: a reader that goes away ends the process from inside out() with this code.
+    process.exitCode = code;
     if (ctx.json) {
       const removed = o.removed.map((r) => ({ pid: r.pid, sessionId: r.sessionId, verdict: r.verdict, path: r.path, keys: r.keys }));
       const legacy = o.legacy.map((l) => ({ pid: l.pid, sessionId: l.sessionId, path: l.path }));
@@ -129,10 +133,7 @@ Exit 1 when a dead file could not be removed (each is named on stderr, with the 
       report(ctx, o, dryRun);
     }
     for (const f of o.failed) ctx.note(`cc-sessions: prune: could not remove ${printable(f.path)}: ${f.reason}\n`);
-    if (o.interrupted) {
-      ctx.note(`cc-sessions: prune: stopped by ${o.interrupted}; what is left goes at the next prune\n`);
-      return SIGNALS[o.interrupted];
-    }
-    return o.failed.length > 0 ? 1 : 0;
+    if (o.interrupted) ctx.note(`cc-sessions: prune: stopped by ${o.interrupted}; what is left goes at the next prune\n`);
+    return code;
   },
 };

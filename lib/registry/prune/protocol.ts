@@ -130,7 +130,8 @@ export function settle(moves: readonly Move[]): void {
     else continue;
     if (m.state !== 'moved aside') finish(m);
   }
-  back.sort((a, b) => (a.dir === b.dir && a.name === b.name ? (b.mtimeMs ?? 0) - (a.mtimeMs ?? 0) : 0));
+  const byName = (m: Move) => `${m.dir}\0${m.name}`;
+  back.sort((a, b) => (byName(a) < byName(b) ? -1 : byName(a) > byName(b) ? 1 : (b.mtimeMs ?? 0) - (a.mtimeMs ?? 0)));
   for (const m of back) {
     restore(m);
     finish(m);

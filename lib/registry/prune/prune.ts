@@ -121,11 +121,20 @@ function deadNow(targets: readonly Target[]): Target[] {
 }
 
 /** Step 4: the key files of removed records whose own body names the same (dead) process. */
-function keysOf(removed: readonly Target[], listings: ReadonlyMap<string, readonly string[]>): { at: number; name: string; doc: Doc }[] {
+function keysOf(removed: readonly Target[], listings: readonly Listing[]): { at: number; name: string; doc: Doc }[] {
+  if (removed.length === 0) return [];
+  const keyNames = new Map<string, string[]>(); // `<dir>\0<pid>` → key names, from each folder's one listing
+  for (const { dir, names } of listings) {
+    for (const name of names) {
+      const pid = keyPid(name);
+      if (pid === undefined) continue;
+      const at = `${dir}\0${pid}`;
+      keyNames.set(at, [...(keyNames.get(at) ?? []), name]);
+    }
+  }
   const out: { at: number; name: string; doc: Doc }[] = [];
   removed.forEach((t, at) => {
-    for (const name of listings.get(t.dir) ?? []) {
-      if (keyPid(name) !== t.record.pid) continue;
+    for (const name of keyNames.get(`${t.dir}\0${t.record.pid}`) ?? []) {
       const doc = readDoc(join(t.dir, name), 'key', t.record.pid); // undefined for a symlink: never followed
       if (doc !== undefined && sameIdentity(doc.key, t.record)) out.push({ at, name, doc });
     }
@@ -165,9 +174,8 @@ function pruneNow(records: readonly SessionRecord[], options: PruneOptions & { d
 
   // Step 4.
   removed.sort((a, b) => a.index - b.index);
-  const byDir = new Map(listings.map((l) => [l.dir, l.names]));
   const keys = removed.map((): string[] => []);
-  const found = keysOf(removed, byDir);
+  const found = keysOf(removed, listings);
   if (dryRun) for (const k of found) keys[k.at]!.push(join(removed[k.at]!.dir, k.name));
   else {
     const moves = found.map((k) => begin(removed[k.at]!.dir, k.name, 'key', k.doc.key.pid, k.doc.key));

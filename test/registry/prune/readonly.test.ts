@@ -84,6 +84,9 @@ describe.skipIf(!isRoot || !hasSetpriv)('prune as a user who may not write the f
     const json = asNobody([cli, 'prune', '--json', '--config-dir', reg.configDir]);
     expect(json.status).toBe(1);
     expect(JSON.parse(json.stdout).failed.map((f: { pid: number }) => f.pid).sort()).toEqual([gone, sleep.pid].sort());
+    // A reader that goes away early must not turn the failure into exit 0.
+    const piped = spawnSync('bash', ['-c', `setpriv ${AS_NOBODY.join(' ')} "$0" "$1" prune --json --config-dir "$2" | true; exit \${PIPESTATUS[0]}`, process.execPath, cli, reg.configDir], { encoding: 'utf8', env: cliEnv() });
+    expect(piped.status).toBe(1);
     expect(readdirSync(reg.sessions).sort()).toEqual(files);
   });
 
