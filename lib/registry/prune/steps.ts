@@ -54,14 +54,10 @@ export function claim(dir: string, name: string): Ticket {
   return { dir, name, aside, journal };
 }
 
-/**
- * Step 2, moved aside: rename(2) the file to the aside name. Atomic: whatever a writer creates at the
- * name afterwards is a new file this move never touches. False when the file is already gone; throws
- * what the folder refused.
- */
-export function moveAside(ticket: Ticket): boolean {
+/** Runs one step: true when it was done, false when its file was already gone; throws other refusals. */
+function unlessGone(step: () => void): boolean {
   try {
-    renameSync(join(ticket.dir, ticket.name), join(ticket.dir, ticket.aside));
+    step();
     return true;
   } catch (err) {
     if (errno(err) === 'ENOENT') return false;
@@ -69,15 +65,17 @@ export function moveAside(ticket: Ticket): boolean {
   }
 }
 
-/** Unlinks by name; true only when this call removed it (ENOENT: someone else did). Throws other refusals. */
+/**
+ * Step 2, moved aside: rename(2) the file to the aside name. Atomic: whatever a writer creates at the
+ * name afterwards is a new file this move never touches. False when the file is already gone.
+ */
+export function moveAside(ticket: Ticket): boolean {
+  return unlessGone(() => renameSync(join(ticket.dir, ticket.name), join(ticket.dir, ticket.aside)));
+}
+
+/** Unlinks by name; true only when this call removed it (false: someone else did). */
 export function unlinkName(dir: string, name: string): boolean {
-  try {
-    unlinkSync(join(dir, name));
-    return true;
-  } catch (err) {
-    if (errno(err) === 'ENOENT') return false;
-    throw err;
-  }
+  return unlessGone(() => unlinkSync(join(dir, name)));
 }
 
 /** unlinkName that never throws (a journal we could not remove is found and removed later). */

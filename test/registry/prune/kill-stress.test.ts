@@ -11,17 +11,16 @@
  * protocol's file steps do not depend on the backend (prune.test.ts and recovery.test.ts cover ps).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { prune, readRecords } from '../../../lib/index.js';
 import { isPruneLeftover } from '../../../lib/registry/prune/names.js';
 import { selectBackendForSuite } from '../../helpers/backends.js';
 import { endAll, spawnSleep, type Spawned } from '../../helpers/processes.js';
 import { anotherToken, tokenOf } from '../../helpers/tokens.js';
+import { bundleChild, freePids, readNumber, stressDir } from './helpers.js';
 
 /** Kills per backend; two backends make the suite's 500+. CC_SESSIONS_KILL_STRESS=N runs N per backend. */
 const KILLS = Number(process.env.CC_SESSIONS_KILL_STRESS) || 260;
@@ -38,13 +37,14 @@ const PAD = 'x'.repeat(PAD_BYTES); // dead claims are large too: reading and par
 const REWRITER = fileURLToPath(new URL('../../fixtures/prune-kill-rewriter.mjs', import.meta.url));
 // Bundled under the package root (not /tmp), so the child finds binding.gyp and can load the addon.
 const CHILD_DIR = join(process.cwd(), 'node_modules', '.cache', `cc-sessions-kill-stress-${process.pid}`);
-const CHILD = join(CHILD_DIR, 'pruner.mjs');
+
+let CHILD: string;
 
 beforeAll(async () => {
-  mkdirSync(CHILD_DIR, { recursive: true });
-  await build({
-    stdin: {
-      contents: `import { mkdtempSync, rmSync, writeSync } from 'node:fs';
+  // Start-up is most of a pruner's cost, and there is one per kill: minified, without zod.
+  CHILD = await bundleChild(
+    CHILD_DIR,
+    `import { mkdtempSync, rmSync, writeSync } from 'node:fs';
         import { tmpdir } from 'node:os';
         import { join } from 'node:path';
         import { readRecords } from './lib/registry/read/scan.ts';
@@ -58,20 +58,8 @@ beforeAll(async () => {
           writeSync(1, 'started\\n');
           for (;;) prune(readRecords(configDir), { configDirs: configDir });
         });`,
-      resolveDir: process.cwd(),
-      loader: 'ts',
-    },
-    bundle: true,
-    // Start-up is most of a pruner's cost, and there is one per kill: minified, and without zod (the
-    // stress writes well-typed records only, which never need the lenient schema).
-    minify: true,
-    define: { __CCS_BUNDLED__: 'true' },
-    platform: 'node',
-    format: 'esm',
-    outfile: CHILD,
-    external: ['node-gyp-build'],
-    logLevel: 'silent',
-  });
+    true,
+  );
 });
 
 afterAll(() => rmSync(CHILD_DIR, { recursive: true, force: true }));
@@ -100,27 +88,6 @@ function startPruner(configDir: string): Pruner {
   return { child, ready, started, exited };
 }
 
-/** PIDs no process has now (ESRCH), well above the PIDs in use. */
-function freePids(count: number): number[] {
-  const out: number[] = [];
-  for (let pid = 3_000_000 + Math.floor(Math.random() * 500_000); out.length < count; pid += 7) {
-    try {
-      process.kill(pid, 0);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ESRCH') out.push(pid);
-    }
-  }
-  return out;
-}
-
-function readNumber(path: string): number {
-  try {
-    return Number(readFileSync(path, 'utf8')) || 0;
-  } catch {
-    return 0;
-  }
-}
-
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const keyName = (pid: number, c: string) => `${pid}.${c.repeat(64)}.key`;
 
@@ -129,7 +96,7 @@ describe.each(['js', 'native'] as const)('prune killed mid-flight, over and over
   let sleeps: Spawned[] = [];
 
   beforeAll(() => {
-    sleeps = Array.from({ length: SLOTS }, () => spawnSleep());
+    sleeps = Array.from({ length: SLOTS }, () => spawnSleep(3600)); // outlives the longest run: the sessions must stay live
   });
   afterAll(async () => {
     for (const s of sleeps) await s.end();
@@ -137,11 +104,10 @@ describe.each(['js', 'native'] as const)('prune killed mid-flight, over and over
   });
 
   it(`no live session is ever lost, and the next prune leaves nothing aside (${KILLS} kills)`, async () => {
-    const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
-    const configDir = mkdtempSync(join(base, 'cc-sessions-kill-stress-'));
-    const sessions = join(configDir, 'sessions');
-    mkdirSync(sessions, { mode: 0o700 });
-    const control = mkdtempSync(join(base, 'cc-sessions-kill-control-'));
+    const reg = stressDir('cc-sessions-kill-stress-');
+    const { configDir, sessions } = reg;
+    const control = join(configDir, 'control');
+    mkdirSync(control);
     const slots = sleeps.map((s) => ({ pid: s.pid, token: tokenOf(s.pid, backendName) }));
     const extra = freePids(EXTRA_DEAD);
     // A live key per session, never to be removed.
@@ -245,8 +211,7 @@ describe.each(['js', 'native'] as const)('prune killed mid-flight, over and over
         await p.exited;
       }
       await rewriterExited;
-      rmSync(configDir, { recursive: true, force: true });
-      rmSync(control, { recursive: true, force: true });
+      reg.remove();
     }
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     console.log(
