@@ -28,7 +28,7 @@ import { judgeVerdicts, type LivenessKey } from '../verdict.js';
 import { mayRemove, readDoc, readDocAt, sameIdentity, type Doc } from './documents.js';
 import { oldJournalPid, parseAside, parseJournal, type FileKind } from './names.js';
 import { DEAD_VERDICTS } from '../types.js';
-import { claim, moveAside, putBack, readOldJournal, readOwner, reasonOf, unlinkName, unlinkQuietly } from './steps.js';
+import { claim, errno, moveAside, putBack, readOldJournal, readOwner, reasonOf, unlinkName, unlinkQuietly } from './steps.js';
 
 export type MoveState = 'claimed' | 'moved aside' | 'verified' | 'removed' | 'put back' | 'dropped' | 'kept' | 'released' | 'failed';
 
@@ -56,7 +56,9 @@ export function begin(dir: string, name: string, kind: FileKind, pid: number, ex
   try {
     ticket = claim(dir, name);
   } catch (err) {
-    return { dir, name, kind, pid, aside: '', journals: [], expect, state: 'failed', reason: reasonOf('cannot write its journal', err) };
+    // ENOENT: the folder itself is gone (a profile removed meanwhile), and the file with it.
+    const failed = errno(err) !== 'ENOENT';
+    return { dir, name, kind, pid, aside: '', journals: [], expect, state: failed ? 'failed' : 'released', reason: failed ? reasonOf('cannot write its journal', err) : undefined };
   }
   const move: Move = { dir, name, kind, pid, aside: ticket.aside, journals: [ticket.journal], expect, state: 'claimed' };
   try {
