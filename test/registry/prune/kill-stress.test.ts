@@ -131,6 +131,7 @@ describe.each(['js', 'native'] as const)('prune killed mid-flight, over and over
     let early = 0; // kills before the pruner had moved anything
     let late = 0; // kills after it had removed every dead claim
     let window = FIRST_WINDOW_MS;
+    let waitedReady = 0;
     const problems: string[] = [];
     const started = Date.now();
     try {
@@ -149,7 +150,9 @@ describe.each(['js', 'native'] as const)('prune killed mid-flight, over and over
         }
         const pruner = pool.shift()!;
         pool.push(startPruner(configDir));
+        const w0 = Date.now();
         await pruner.ready;
+        waitedReady += Date.now() - w0;
         pruner.child.stdin!.write('go\n');
         await pruner.started;
         // The sessions' writes land within the same window as the kill.
@@ -217,7 +220,8 @@ describe.each(['js', 'native'] as const)('prune killed mid-flight, over and over
     console.log(
       `[kill-stress ${backendName}] ${KILLS} SIGSTOP+SIGKILL: ${leftAside} left a copy or journal aside, ` +
         `${strandedSeen} live sessions read from a stranded copy, ${lost} lost; ${early} before the first move, ` +
-        `${late} after the last; ${seconds} s (kill window ended at ${window.toFixed(0)} ms)`,
+        `${late} after the last; ${seconds} s (kill window ended at ${window.toFixed(0)} ms; ` +
+        `${(waitedReady / 1000).toFixed(1)} s waiting for pruners to start)`,
     );
     expect(problems).toEqual([]);
     expect(lost).toBe(0);
