@@ -1,7 +1,7 @@
 /**
  * `cc-sessions prune` and `cc-sessions doctor` (the built CLI, as shipped) on what issue 11 is about:
  * key files in the table and --json, copies an interrupted prune left aside, legacy files, and
- * SIGINT/SIGTERM honoured only between batches (the file in hand always reaches removed or put back).
+ * SIGINT/SIGTERM/SIGHUP honoured only between batches (the file in hand always reaches removed or put back).
  */
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -98,6 +98,7 @@ describe('cc-sessions prune and signals', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
+    ['SIGHUP', 129],
   ] as const)('%s stops it between batches: exit %d, nothing left aside, every file removed or intact', async (signal, code) => {
     const reg = makeRegistry('ccs-cli-prune-signal-');
     try {
