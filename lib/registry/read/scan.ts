@@ -116,7 +116,7 @@ function needsRetry(folders: readonly Folder[]): boolean {
   return folders.some((f) => f.outcomes.some((o, i) => o === 'unparseable' || vanishedStranded(f, i)));
 }
 
-/** Re-reads, in one batch per folder, the files whose first read was empty or unparseable. */
+/** Re-reads, in one batch per folder, the files whose first read was empty or unparseable (and vanishedStranded). */
 function reread(folders: readonly Folder[]): void {
   for (const f of folders) {
     const idx: number[] = [];
