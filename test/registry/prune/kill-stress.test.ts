@@ -44,15 +44,15 @@ beforeAll(async () => {
   // Start-up is most of a pruner's cost, and there is one per kill: minified, without zod.
   CHILD = await bundleChild(
     CHILD_DIR,
-    `import { mkdtempSync, rmSync, writeSync } from 'node:fs';
-        import { tmpdir } from 'node:os';
-        import { join } from 'node:path';
+    `import { writeSync } from 'node:fs';
         import { readRecords } from './lib/registry/read/scan.ts';
         import { prune } from './lib/registry/prune/prune.ts';
+        import { verdict } from './lib/registry/verdict.ts';
         const [configDir] = process.argv.slice(2);
-        const warm = mkdtempSync(join(tmpdir(), 'ccs-kill-warm-'));
-        prune(readRecords(warm), { configDirs: warm }); // load the backend before the clock starts
-        rmSync(warm, { recursive: true, force: true });
+        // Load the backend and the code paths before the clock starts, writing nothing (a pruner may be
+        // killed while it starts).
+        verdict(process.pid);
+        prune(readRecords(configDir + '-missing'), { configDirs: configDir + '-missing' });
         process.stdout.write('ready\\n');
         process.stdin.once('data', () => {
           writeSync(1, 'started\\n');
