@@ -27,8 +27,10 @@ export type {
   ConfigDirs,
   ReadOptions,
 } from './registry/types.js';
-export { prune, pruneAsync } from './registry/prune/prune.js';
-export type { PruneOptions, PruneResult } from './registry/prune/prune.js';
+export { prune, pruneAsync, pruneWithReport } from './registry/prune/prune.js';
+export type { PruneOptions, PruneResult, PrunedRecord, PruneReport, PruneFailure, RecoveredCopy } from './registry/prune/prune.js';
+export { pruneLegacy, pruneLegacyWithReport, legacyFiles } from './registry/prune/legacy.js';
+export type { LegacyFile, LegacyPruneOptions, LegacyPruneReport } from './registry/prune/legacy.js';
 export { snapshot, writeSnapshot, SNAPSHOT_STRING_CAP } from './registry/snapshot.js';
 export type { Snapshot, SnapshotSession } from './registry/snapshot.js';
 export { watch, Watcher } from './registry/watch/watch.js';

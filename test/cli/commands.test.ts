@@ -190,7 +190,10 @@ describe('probe and doctor', () => {
     expect(d.pidDomain).toMatch(/^linux:/);
     expect(d.version).toBe(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version);
     expect(d.folders).toEqual([
-      { configDir: reg.configDir, source: 'option', sessionsDir: reg.sessions, exists: true, candidates: 6, ignored: 1, error: null },
+      {
+        configDir: reg.configDir, source: 'option', sessionsDir: reg.sessions, exists: true, candidates: 6, ignored: 1,
+        legacy: 0, stranded: 0, pruneLeftovers: 0, error: null,
+      },
     ]);
     expect(d.verdicts).toEqual({ alive: 2, recycled: 1, zombie: 1, gone: 1 });
     expect(d.skipped).toEqual([{ path: reg.path('999999999.json'), pid: 999999999, reason: 'unparseable' }]);

@@ -7,6 +7,7 @@ import { backend } from '../../backend/index.js';
 import { scanRegistry } from '../../registry/read/scan.js';
 import { sessionsDir } from '../../registry/config.js';
 import { isCandidateName } from '../../registry/config.js';
+import { isPruneLeftover, legacyPid, strandedClaims } from '../../registry/prune/names.js';
 import { isWsl, ourPidDomain } from '../../registry/domain.js';
 import { unlistable } from '../../registry/read/unreadable-folder.js';
 import type { Command } from '../command.js';
@@ -22,17 +23,32 @@ interface FolderReport {
   /** Files in the folder: candidates (`<pid>.json`) and others, which are ignored. */
   candidates: number;
   ignored: number;
+  /** Of the ignored: `pid-<n>.json` files of older Claude Code (`prune --legacy` removes the dead ones). */
+  legacy: number;
+  /** Of the ignored: copies an interrupted prune left aside of a missing `<pid>.json`, read as claims. */
+  stranded: number;
+  /** Of the ignored: every other copy or journal a prune left (the next prune settles them). */
+  pruneLeftovers: number;
   error: string | null;
 }
 
 function inspectFolder(configDir: string, source: FolderReport['source']): FolderReport {
   const dir = sessionsDir(configDir);
-  const report: FolderReport = { configDir, source, sessionsDir: dir, exists: false, candidates: 0, ignored: 0, error: null };
+  const report: FolderReport = {
+    configDir, source, sessionsDir: dir, exists: false, candidates: 0, ignored: 0, legacy: 0, stranded: 0, pruneLeftovers: 0, error: null,
+  };
   try {
-    for (const name of readdirSync(dir)) {
+    const names = readdirSync(dir);
+    for (const name of names) {
       if (isCandidateName(name)) report.candidates++;
-      else report.ignored++;
+      else {
+        report.ignored++;
+        if (legacyPid(name) !== undefined) report.legacy++;
+        else if (isPruneLeftover(name)) report.pruneLeftovers++;
+      }
     }
+    report.stranded = strandedClaims(names).length;
+    report.pruneLeftovers -= report.stranded;
     report.exists = true;
   } catch (e) {
     // As the readers judge it (a link to nothing is unreadable, not missing).
@@ -45,13 +61,26 @@ function inspectFolder(configDir: string, source: FolderReport['source']): Folde
   return report;
 }
 
+/** What among the ignored files a person should know about, and the command that deals with it. */
+function folderNotes(f: FolderReport): string {
+  const notes = [
+    f.legacy && `${f.legacy} legacy pid-<n>.json (prune --legacy removes those whose PID is gone)`,
+    f.stranded && `${f.stranded} stranded by an interrupted prune, read as claims (prune puts them back)`,
+    f.pruneLeftovers && `${f.pruneLeftovers} other prune leftover(s) (prune settles them)`,
+  ].filter(Boolean);
+  return notes.length > 0 ? `; of those: ${notes.join('; ')}` : '';
+}
+
 export const doctor: Command = {
   name: 'doctor',
   summary: 'show the backend and why, platform, pidDomain, folders read, skipped files and why',
   usage: 'doctor [options]',
   details: `
 --json prints {"version", "backend": {"name", "reason"}, "platform", "arch", "node", "pidDomain", "wsl",
-"folders": [{"configDir", "source", "sessionsDir", "exists", "candidates", "ignored", "error"}],
+"folders": [{"configDir", "source", "sessionsDir", "exists", "candidates", "ignored", "legacy", "stranded",
+"pruneLeftovers", "error"}] (legacy: pid-<n>.json files of older Claude Code; stranded: copies an interrupted
+prune left aside of a missing <pid>.json, read as the claims they are; pruneLeftovers: other copies and
+journals a prune left; the next cc-sessions prune settles both),
 "verdicts": {VERDICT: N}, "skipped": [{"path", "pid", "reason"}]}.`,
   flags: {},
   run(ctx) {
@@ -94,7 +123,7 @@ export const doctor: Command = {
       const state = f.error
         ? paint.red(`unreadable (${f.error})`)
         : f.exists
-          ? `${f.candidates} candidate file(s), ${f.ignored} other file(s) ignored`
+          ? `${f.candidates} candidate file(s), ${f.ignored} other file(s) ignored${folderNotes(f)}`
           : paint.yellow('missing (an empty registry)');
       lines.push(`folder     ${f.sessionsDir} [${f.source}]: ${state}`);
     }

@@ -1,209 +1,210 @@
 /**
- * Prune: deletes the files of provably dead records (docs/prune.md).
+ * Prune: deletes the files of provably dead records, and their key files (docs/prune.md).
  *
- * Design — why a live session can never lose its file here:
- * 1. Check. Each record's own file is read safely (no symlink follow, regular files only) and must
- *    still hold the record's identity: the same PID and start token (status, name, sessionId and
- *    clocks change inside a live file and are not identity). The claims found are probed in ONE
- *    batch; the record's stored `verdict` is never trusted. Only `gone`, `recycled` and `zombie` go
- *    on. `dryRun` stops here and reports them.
- * 2. Move aside. A naive read-check-unlink loses a session that rewrites `<pid>.json` between the
- *    check and the unlink. Instead the file is renamed (atomic) to `.<pid>.json.prune-<random>`, a
- *    non-candidate name in the same folder that only this call uses. From that instant a writer
- *    creating `<pid>.json` makes a new file this call never touches. Before the move, a journal slot
- *    (O_EXCL, a fixed name per PID) records the aside name, so a crash cannot strand the copy unseen.
- * 3. Verify the moved copy: it must parse and hold the same PID and token, and its claim is probed
- *    again (one more batch) — that second probe is what protects a record without a token, whose
- *    PID a new process may have taken since step 1. Provably dead → unlink the aside name (only this
- *    call's inode can be there, so an unlink that succeeds is this call's removal, reported once;
- *    ENOENT means a racing pruner removed it and reports it). Anything else — a file rewritten by a
- *    new session, half-written, unparseable, replaced by a symlink or a FIFO — is put back with
- *    link(2), which fails rather than clobber a newer `<pid>.json`; then the copy stays aside, kept.
- *    A writer that had the file open with O_TRUNC before the move can only turn the copy into a
- *    prefix of its own (live) content, never back into the dead claim, so a copy verified dead stays
- *    dead until it is unlinked.
- * 4. Leftovers. For each record it prunes, a call reads that PID's few journal slots (fixed names,
- *    never a folder listing). A journal older than JOURNAL_GRACE_MS whose aside copy still exists
- *    was left by an interrupted prune: a copy that is this record's provably dead claim is removed
- *    (and reported), any other copy is restored as in step 3. Every action on a copy depends on its
- *    content alone, so even a wrong guess about whether its owner still runs cannot lose a live file.
+ * A call, in order:
+ * 1. Lists the folders of the records it is given (and the config dirs it is asked about) and finishes
+ *    what interrupted prunes left there (recover.ts): a live stranded copy is put back, a dead one and
+ *    its journal are removed. A record whose `path` is a stranded copy is settled here.
+ * 2. Check: each record's own file must still hold the record's identity (PID, start token,
+ *    pidDomain); the claims found are probed in ONE batch; the record's stored `verdict` is never
+ *    trusted. Only `gone`, `recycled` and `zombie` go on. `dryRun` stops here and reports.
+ * 3. Each dead file walks the protocol (protocol.ts): claimed → moved aside → verified (a second
+ *    batch probe) → removed, or put back with link(2) when the copy is no longer that dead claim.
+ * 4. The `<pid>.<64 hex>.key` files of every record this call removed, when the key's own procStart
+ *    and pidDomain name the same dead process, walk the same protocol.
  */
-import { basename, dirname, join } from 'node:path';
-import { isCandidateName, pidFromName } from '../config.js';
-import { readCandidateFile } from '../read/candidates.js';
-import { parseClaim, type Claim } from '../read/schema.js';
-import { DEAD_VERDICTS, type SessionRecord } from '../types.js';
+import { basename, dirname, join, resolve } from 'node:path';
+import { isCandidateName, pidFromName, resolveSessionsDirs } from '../config.js';
+import type { ConfigDirs, SessionRecord } from '../types.js';
 import { judgeVerdicts } from '../verdict.js';
-import {
-  JOURNAL_GRACE_MS,
-  claimTicket,
-  moveAside,
-  readJournals,
-  releaseTicket,
-  restoreAside,
-  unlinkQuietly,
-} from './aside.js';
+import { mayRemove, readDoc, sameIdentity, type Doc } from './documents.js';
+import { keyPid, strandedPid } from './names.js';
+import { begin, settle, verify } from './protocol.js';
+import { collectFailures, finishRecovery, listFolders, recover, recoveredCopies, type Listing, type PruneFailure, type RecoveredCopy } from './recover.js';
+
+export type { PruneFailure, RecoveredCopy } from './recover.js';
 
 export interface PruneOptions {
-  /** Remove nothing; return the records whose files would be removed now. */
+  /** Remove nothing; report what would be removed now. */
   dryRun?: boolean;
+  /**
+   * Config dirs whose `sessions/` folders are also checked for what an interrupted prune left (the
+   * folders of the records given always are). A string or an array of strings.
+   */
+  configDirs?: ConfigDirs;
+  /** Environment for resolving config dirs (default process.env). */
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A record whose file this call removed, with the key files removed with it (absolute paths). */
+export interface PrunedRecord extends SessionRecord {
+  readonly keys: readonly string[];
 }
 
 /** The records whose files this call removed (or, with `dryRun`, would remove), in input order. */
-export type PruneResult = SessionRecord[];
+export type PruneResult = PrunedRecord[];
+
+export interface PruneReport {
+  dryRun: boolean;
+  removed: PrunedRecord[];
+  /** Provably dead files this call could not remove (e.g. a folder it may not write), with the reason. */
+  failed: PruneFailure[];
+  /** Copies interrupted prunes had left aside, and what became of them. */
+  recovered: RecoveredCopy[];
+}
+
+const OPTION_KEYS = new Set(['dryRun', 'configDirs', 'env']);
+
+function checkArgs(records: unknown, options: unknown): Required<Pick<PruneOptions, 'dryRun'>> & PruneOptions {
+  if (!Array.isArray(records)) throw new TypeError('prune(records, options?): records must be an array of records');
+  records.forEach((r: Partial<SessionRecord> | null, i) => {
+    if (
+      typeof r !== 'object' || r === null || typeof r.path !== 'string' || typeof r.pid !== 'number' ||
+      (r.token !== undefined && typeof r.token !== 'string') || (r.pidDomain !== undefined && typeof r.pidDomain !== 'string')
+    ) {
+      throw new TypeError(`prune(records): records[${i}] is not a session record (path, pid, token, pidDomain)`);
+    }
+  });
+  return checkPruneOptions(options, 'prune(records, options?)');
+}
+
+/** Every option is checked: a misspelt or mistyped one must never turn a dry run into a deletion. */
+export function checkPruneOptions(options: unknown, fn: string): Required<Pick<PruneOptions, 'dryRun'>> & PruneOptions {
+  if (options === undefined) return { dryRun: false };
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    throw new TypeError(`${fn}: options must be an object or undefined`);
+  }
+  const o = options as Record<string, unknown>;
+  for (const key of Object.keys(o)) {
+    if (!OPTION_KEYS.has(key)) throw new TypeError(`${fn}: unknown option "${key}" (known: dryRun, configDirs, env)`);
+  }
+  if (o.dryRun !== undefined && typeof o.dryRun !== 'boolean') throw new TypeError(`${fn}: options.dryRun must be a boolean`);
+  if (o.env !== undefined && (typeof o.env !== 'object' || o.env === null)) throw new TypeError(`${fn}: options.env must be an object`);
+  if (o.configDirs !== undefined) resolveSessionsDirs(o.configDirs as ConfigDirs, o.env as NodeJS.ProcessEnv | undefined);
+  return { ...(o as PruneOptions), dryRun: o.dryRun === true };
+}
 
 interface Target {
   index: number;
   record: SessionRecord;
   dir: string;
   name: string;
+  /** The record was read from a copy an interrupted prune left aside (recovery settles it). */
+  stranded: boolean;
 }
 
-/** A copy set aside (by this call, or left by an interrupted one) awaiting its verdict. */
-interface Moved {
-  target: Target;
-  aside: string;
-  claim: Claim;
-  /** The journal slot naming the copy (this call's own, or the interrupted prune's). */
-  journal: string;
-}
-
-function checkArgs(records: unknown, options: unknown): boolean {
-  if (!Array.isArray(records)) throw new TypeError('prune(records, options?): records must be an array of records');
-  records.forEach((r: Partial<SessionRecord> | null, i) => {
-    if (
-      typeof r !== 'object' || r === null || typeof r.path !== 'string' || typeof r.pid !== 'number' ||
-      (r.token !== undefined && typeof r.token !== 'string')
-    ) {
-      throw new TypeError(`prune(records): records[${i}] is not a session record (path, pid, token)`);
-    }
-  });
-  if (options !== undefined && (typeof options !== 'object' || options === null)) {
-    throw new TypeError('prune(records, options?): options must be an object');
-  }
-  return (options as PruneOptions | undefined)?.dryRun === true;
-}
-
-/** Records whose path is a candidate named after their own PID; each path once. Nothing else is touched. */
+/** Records whose path is a candidate (or a stranded copy) named after their own PID; each path once. */
 function targetsOf(records: readonly SessionRecord[]): Target[] {
   const seen = new Set<string>();
   const out: Target[] = [];
   records.forEach((record, index) => {
-    const name = basename(record.path);
-    if (!isCandidateName(name) || pidFromName(name) !== record.pid || seen.has(record.path)) return;
-    seen.add(record.path);
-    out.push({ index, record, dir: dirname(record.path), name });
+    const path = resolve(record.path);
+    const name = basename(path);
+    const stranded = strandedPid(name) === record.pid;
+    if (!stranded && (!isCandidateName(name) || pidFromName(name) !== record.pid)) return;
+    if (seen.has(path)) return;
+    seen.add(path);
+    out.push({ index, record, dir: dirname(path), name, stranded });
   });
   return out;
 }
 
-/** The claim in a file, if it is a record holding the target's identity (PID and start token). */
-function identityClaim(path: string, target: Target): Claim | undefined {
-  const read = readCandidateFile(path);
-  if (!read.ok) return undefined;
-  const claim = parseClaim(read.bytes, target.record.path, target.record.pid);
-  if (typeof claim === 'string') return undefined;
-  return claim.pid === target.record.pid && claim.token === target.record.token ? claim : undefined;
-}
-
-/** One probe batch for many claims → which of them are provably dead. */
-function deadFlags(claims: readonly Claim[]): boolean[] {
-  return judgeVerdicts(claims).map((v) => DEAD_VERDICTS.has(v));
-}
-
-/** A copy left aside by an interrupted prune that is not this record's claim: it goes back last. */
-interface Stray {
-  target: Target;
-  aside: string;
-  journal: string;
-}
-
-/** Step 4: copies left aside by interrupted prunes of these records' PIDs. */
-function leftovers(targets: readonly Target[]): { moved: Moved[]; strays: Stray[] } {
-  const moved: Moved[] = [];
-  const strays: Stray[] = [];
-  const now = Date.now();
+/** Step 2: the targets whose file still holds their identity and is provably dead now (one probe). */
+function deadNow(targets: readonly Target[]): Target[] {
+  const found: { target: Target; doc: Doc }[] = [];
   for (const target of targets) {
-    for (const entry of readJournals(target.dir, target.record.pid, now)) {
-      if (entry.ageMs < JOURNAL_GRACE_MS) continue; // may belong to a prune that is running now
-      if (entry.aside === undefined) {
-        unlinkQuietly(join(target.dir, entry.journal)); // empty or torn journal: nothing was moved under it
-        continue;
-      }
-      const claim = identityClaim(join(target.dir, entry.aside), target);
-      if (claim !== undefined) moved.push({ target, aside: entry.aside, claim, journal: entry.journal });
-      else strays.push({ target, aside: entry.aside, journal: entry.journal });
-    }
+    const doc = readDoc(join(target.dir, target.name), 'record', target.record.pid);
+    if (doc !== undefined && sameIdentity(doc.key, target.record)) found.push({ target, doc });
   }
-  return { moved, strays };
+  const verdicts = judgeVerdicts(found.map((f) => f.doc.key));
+  return found.filter((_, i) => mayRemove('record', verdicts[i]!)).map((f) => f.target);
 }
 
-function pruneNow(records: readonly SessionRecord[], dryRun: boolean): PruneResult {
-  const targets = targetsOf(records);
-  if (targets.length === 0) return [];
-
-  // Step 1: identity check, then one batch probe of the claims found.
-  const found: { target: Target; claim: Claim }[] = [];
-  for (const target of targets) {
-    const claim = identityClaim(target.record.path, target);
-    if (claim !== undefined) found.push({ target, claim });
+/** Step 4: the key files of removed records whose own body names the same (dead) process. */
+function keysOf(removed: readonly Target[], listings: readonly Listing[]): { at: number; name: string; doc: Doc }[] {
+  if (removed.length === 0) return [];
+  const keyNames = new Map<string, string[]>(); // `<dir>\0<pid>` → key names, from each folder's one listing
+  for (const { dir, names } of listings) {
+    for (const name of names) {
+      const pid = keyPid(name);
+      if (pid === undefined) continue;
+      const at = `${dir}\0${pid}`;
+      keyNames.set(at, [...(keyNames.get(at) ?? []), name]);
+    }
   }
-  const deadNow = deadFlags(found.map((f) => f.claim));
-  const dead = found.filter((_, i) => deadNow[i]);
-  if (dryRun) return dead.map((f) => f.target.record);
-
-  // Step 2: journal, then move aside; verify the moved copy's identity.
-  const { moved, strays } = leftovers(targets);
-  for (const { target } of dead) {
-    const ticket = claimTicket(target.dir, target.name, target.record.pid);
-    if (ticket === undefined) continue; // every journal slot busy: leave the record for a later call
-    if (!moveAside(ticket)) {
-      releaseTicket(ticket); // already gone (another pruner, or the session exited): not ours
-      continue;
+  const out: { at: number; name: string; doc: Doc }[] = [];
+  removed.forEach((t, at) => {
+    for (const name of keyNames.get(`${t.dir}\0${t.record.pid}`) ?? []) {
+      const doc = readDoc(join(t.dir, name), 'key', t.record.pid); // undefined for a symlink: never followed
+      if (doc !== undefined && sameIdentity(doc.key, t.record)) out.push({ at, name, doc });
     }
-    const claim = identityClaim(join(target.dir, ticket.aside), target);
-    if (claim !== undefined) {
-      moved.push({ target, aside: ticket.aside, claim, journal: ticket.journal });
-      continue;
-    }
-    // A new session's file (or a torn write, a symlink…) was moved: put it back at once.
-    if (restoreAside(target.dir, ticket.aside, target.name) !== 'kept') releaseTicket(ticket);
-  }
-
-  // Step 3: a second batch probe of the moved claims, then unlink or restore.
-  const stillDead = deadFlags(moved.map((m) => m.claim));
-  const removed = new Set<number>();
-  moved.forEach((m, i) => {
-    const { target } = m;
-    let settled = true;
-    if (stillDead[i]) {
-      if (unlinkQuietly(join(target.dir, m.aside))) removed.add(target.index);
-    } else {
-      settled = restoreAside(target.dir, m.aside, target.name) !== 'kept';
-    }
-    // A copy kept aside keeps its journal, so a later call can still find and restore it.
-    if (settled) unlinkQuietly(join(target.dir, m.journal));
   });
-  // Last, once the dead record no longer holds the name: a stray (a live session's file caught aside
-  // by an interrupted prune, a torn write, or already gone) goes back under its name if it is free.
-  for (const { target, aside, journal } of strays) {
-    if (restoreAside(target.dir, aside, target.name) !== 'kept') unlinkQuietly(join(target.dir, journal));
+  return out;
+}
+
+function pruneNow(records: readonly SessionRecord[], options: PruneOptions & { dryRun: boolean }): PruneReport {
+  const { dryRun } = options;
+  const targets = targetsOf(records);
+  const failed: PruneFailure[] = [];
+  const dirs = targets.map((t) => t.dir);
+  if (options.configDirs !== undefined) dirs.push(...resolveSessionsDirs(options.configDirs, options.env));
+  const listings: Listing[] = listFolders(dirs, failed);
+
+  // Step 1: what interrupted prunes left.
+  const adopted = recover(listings, dryRun);
+  const settledAt = new Map(adopted.map((m) => [join(m.dir, m.aside), m]));
+  const removed: Target[] = targets.filter((t) => {
+    if (!t.stranded) return false;
+    const m = settledAt.get(join(t.dir, t.name));
+    return m !== undefined && m.doc !== undefined && sameIdentity(m.doc.key, t.record) && m.state === (dryRun ? 'verified' : 'removed');
+  });
+
+  // Steps 2 and 3.
+  const dead = deadNow(targets.filter((t) => !t.stranded));
+  if (dryRun) removed.push(...dead);
+  else {
+    const moves = dead.map((t) => begin(t.dir, t.name, 'record', t.record.pid, t.record));
+    verify(moves);
+    settle(moves);
+    moves.forEach((m, i) => m.state === 'removed' && removed.push(dead[i]!));
+    collectFailures(moves, failed);
   }
-  return [...removed].sort((a, b) => a - b).map((i) => records[i]!);
+  finishRecovery(adopted, dryRun);
+  const recovered = recoveredCopies(adopted, dryRun, failed);
+
+  // Step 4.
+  removed.sort((a, b) => a.index - b.index);
+  const keys = removed.map((): string[] => []);
+  const found = keysOf(removed, listings);
+  if (dryRun) for (const k of found) keys[k.at]!.push(join(removed[k.at]!.dir, k.name));
+  else {
+    const moves = found.map((k) => begin(removed[k.at]!.dir, k.name, 'key', k.doc.key.pid, k.doc.key));
+    verify(moves);
+    settle(moves);
+    moves.forEach((m, i) => m.state === 'removed' && keys[found[i]!.at]!.push(join(m.dir, m.name)));
+    collectFailures(moves, failed);
+  }
+  const pruned = removed.map((t, i) => Object.freeze({ ...t.record, keys: Object.freeze(keys[i]!) }));
+  return { dryRun, removed: pruned, failed, recovered };
 }
 
 /**
- * Removes the files of provably dead records and returns the records whose files this call removed
- * (`dryRun`: would remove). Never throws for registry content; throws TypeError for bad arguments.
+ * Removes the files of provably dead records (and their key files) and returns the records whose files
+ * this call removed (`dryRun`: would remove), each with `keys`. Never throws for registry content;
+ * throws TypeError for bad arguments.
  */
 export function prune(records: readonly SessionRecord[], options?: PruneOptions): PruneResult {
-  const dryRun = checkArgs(records, options);
-  return pruneNow(records, dryRun);
+  return pruneNow(records, checkArgs(records, options)).removed;
+}
+
+/** prune, with what it could not remove and why, and what it did to copies left aside. */
+export function pruneWithReport(records: readonly SessionRecord[], options?: PruneOptions): PruneReport {
+  return pruneNow(records, checkArgs(records, options));
 }
 
 /**
  * The Promise twin of `prune`. The work is a few system calls per record with no waiting worth
- * yielding for, and splitting it across ticks would only widen the windows the design closes.
+ * yielding for, and splitting it across ticks would only widen the windows the protocol closes.
  */
 export async function pruneAsync(records: readonly SessionRecord[], options?: PruneOptions): Promise<PruneResult> {
   return prune(records, options);

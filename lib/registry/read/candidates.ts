@@ -9,6 +9,7 @@ import { readFiles } from '../../backend/index.js';
 import { META_INO, META_LENGTH, META_MTIME_MS, META_OFFSET, META_SIZE, META_STRIDE } from '../../backend/files.js';
 import { READ_MISSING, READ_NOT_REGULAR, READ_OK, READ_SYMLINK, READ_TOO_LARGE } from '../../backend/types.js';
 import { isCandidateName } from '../config.js';
+import { claimNames } from '../prune/names.js';
 import type { SkipReason } from '../types.js';
 import { lazyBuiltin } from '../../runtime.js';
 import { listingFailure } from './unreadable-folder.js';
@@ -61,23 +62,25 @@ export function readCandidateFile(path: string): CandidateRead {
 /**
  * Candidate names in a folder. A missing folder is an empty registry; one that exists but cannot be
  * listed (EACCES, ENOTDIR, ELOOP, …) throws RegistryUnreadableError: its sessions are unknown, not none.
+ * `withStranded`: also the copies an interrupted prune left aside of a `<pid>.json` that is missing
+ * (docs/prune.md).
  */
-export function listCandidates(dir: string): string[] {
+export function listCandidates(dir: string, withStranded = false): string[] {
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch (error) {
     return listingFailure(dir, error);
   }
-  return names.filter(isCandidateName);
+  return withStranded ? claimNames(names) : names.filter(isCandidateName);
 }
 
-export async function listCandidatesAsync(dir: string): Promise<string[]> {
+export async function listCandidatesAsync(dir: string, withStranded = false): Promise<string[]> {
   let names: string[];
   try {
     names = await fsPromises().readdir(dir);
   } catch (error) {
     return listingFailure(dir, error);
   }
-  return names.filter(isCandidateName);
+  return withStranded ? claimNames(names) : names.filter(isCandidateName);
 }

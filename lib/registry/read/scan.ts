@@ -13,6 +13,7 @@ import { pidFromName, resolveSessionsDirs } from '../config.js';
 import { listCandidates, listCandidatesAsync, MAX_RECORD_BYTES, readFailure } from './candidates.js';
 import { checkReadOptions } from './options.js';
 import { parseClaimText, type Claim } from './schema.js';
+import { restoredName, strandedPid } from '../prune/names.js';
 import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkippedCandidate, SkipReason } from '../types.js';
 import { domainFacts, isProvablyLocalText, type DomainFacts } from '../domain.js';
 import { judgeClaims, measurePids, PID_MAX, type Measurement } from '../verdict.js';
@@ -33,7 +34,7 @@ interface Folder {
 function namePid(name: string): number {
   // A name beyond a safe integer is still a candidate: it keeps its (rounded) number for reports, and
   // no record can match it, because parseClaim only accepts a safe-integer pid (pid-mismatch).
-  return pidFromName(name) ?? Number(name.slice(0, -'.json'.length));
+  return pidFromName(name) ?? strandedPid(name) ?? Number(name.slice(0, -'.json'.length));
 }
 
 /** `dir` is absolute and normalised (resolveSessionsDirs), so plain concatenation is a correct join. */
@@ -91,15 +92,24 @@ function readOutcomes(dir: string, names: readonly string[], liveOnly = false): 
   return { outcomes, measured };
 }
 
-function needsRetry(folders: readonly Folder[]): boolean {
-  return folders.some((f) => f.outcomes.includes('unparseable'));
+/** A stranded copy (docs/prune.md) that vanished was put back by a prune meanwhile: its name is read again. */
+function vanishedStranded(f: Folder, i: number): boolean {
+  return f.outcomes[i] === 'missing' && restoredName(f.names[i]!) !== undefined;
 }
 
-/** Re-reads, in one batch per folder, the files whose first read was empty or unparseable. */
+function needsRetry(folders: readonly Folder[]): boolean {
+  return folders.some((f) => f.outcomes.some((o, i) => o === 'unparseable' || vanishedStranded(f, i)));
+}
+
+/** Re-reads, in one batch per folder, the files whose first read was empty or unparseable (and vanishedStranded). */
 function reread(folders: readonly Folder[]): void {
   for (const f of folders) {
     const idx: number[] = [];
-    f.outcomes.forEach((o, i) => o === 'unparseable' && idx.push(i));
+    f.outcomes.forEach((o, i) => {
+      if (vanishedStranded(f, i)) f.names[i] = restoredName(f.names[i]!)!;
+      else if (o !== 'unparseable') return;
+      idx.push(i);
+    });
     if (idx.length === 0) continue;
     const again = readOutcomes(
       f.dir,
@@ -145,7 +155,7 @@ function finish(folders: readonly Folder[]): ScanResult {
 function scan(configDirs: ConfigDirs, options: ReadOptions | undefined, liveOnly: boolean): ScanResult {
   const { retryDelayMs: delay, env } = checkReadOptions(options);
   const folders: Folder[] = resolveSessionsDirs(configDirs, env).map((dir) => {
-    const names = listCandidates(dir);
+    const names = listCandidates(dir, true);
     return { dir, names, ...readOutcomes(dir, names, liveOnly) };
   });
   if (needsRetry(folders)) {
@@ -205,7 +215,7 @@ export async function scanLiveAsync(configDirs?: ConfigDirs, options?: ReadOptio
 async function scanAsync(configDirs: ConfigDirs, options: ReadOptions | undefined, liveOnly: boolean): Promise<ScanResult> {
   const { retryDelayMs: delay, env } = checkReadOptions(options);
   const dirs = resolveSessionsDirs(configDirs, env);
-  const lists = await Promise.all(dirs.map(listCandidatesAsync));
+  const lists = await Promise.all(dirs.map((dir) => listCandidatesAsync(dir, true)));
   const folders: Folder[] = [];
   for (let i = 0; i < dirs.length; i++) {
     folders.push({ dir: dirs[i]!, names: lists[i]!, ...(await readOutcomesInSlices(dirs[i]!, lists[i]!, liveOnly)) });

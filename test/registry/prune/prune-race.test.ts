@@ -4,60 +4,38 @@
  * CC_SESSIONS_BACKEND, so under ps each of them runs its own `ps` (two spawns per pruner per round).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
 import { endAll, spawnSleep, type Spawned } from '../../helpers/processes.js';
 import { makeRegistry, sessionRecord } from '../../helpers/registry-fixture.js';
 import { anotherToken, tokenOf } from '../../helpers/tokens.js';
+import { bundleChild, freePids } from './helpers.js';
 
 const DEAD_PER_ROUND = 100;
 const ROUNDS = 2;
 
 // Bundled under the package root (not /tmp), so the child finds binding.gyp and can load the addon.
 const CHILD_DIR = join(process.cwd(), 'node_modules', '.cache', `cc-sessions-prune-race-${process.pid}`);
-const CHILD = join(CHILD_DIR, 'pruner.mjs');
+
+let CHILD: string;
 
 beforeAll(async () => {
-  mkdirSync(CHILD_DIR, { recursive: true });
-  await build({
-    stdin: {
-      contents: `import { existsSync } from 'node:fs';
-        import { readRecords, prune } from './lib/index.ts';
-        const [configDir, go] = process.argv.slice(2);
-        const records = readRecords(configDir);
-        process.stdout.write('ready\\n');
-        while (!existsSync(go)) {} // start both pruners at once
-        const removed = prune(records);
-        process.stdout.write(JSON.stringify(removed.map((r) => r.path)) + '\\n');`,
-      resolveDir: process.cwd(),
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    outfile: CHILD,
-    external: ['node-gyp-build'],
-    logLevel: 'silent',
-  });
+  CHILD = await bundleChild(
+    CHILD_DIR,
+    `import { existsSync } from 'node:fs';
+    import { readRecords, prune } from './lib/index.ts';
+    const [configDir, go] = process.argv.slice(2);
+    const records = readRecords(configDir);
+    process.stdout.write('ready\\n');
+    while (!existsSync(go)) {} // start both pruners at once
+    const removed = prune(records);
+    process.stdout.write(JSON.stringify(removed.map((r) => r.path)) + '\\n');`,
+  );
 });
 
 afterAll(() => rmSync(CHILD_DIR, { recursive: true, force: true }));
-
-/** PIDs no process has now (ESRCH), well above the PIDs in use. */
-function freePids(count: number): number[] {
-  const out: number[] = [];
-  for (let pid = 3_000_000 + Math.floor(Math.random() * 500_000); out.length < count; pid += 7) {
-    try {
-      process.kill(pid, 0);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ESRCH') out.push(pid);
-    }
-  }
-  return out;
-}
 
 function startPruner(configDir: string, go: string): { child: ChildProcess; ready: Promise<void>; output: Promise<string[]> } {
   const child = spawn(process.execPath, [CHILD, configDir, go], { stdio: ['ignore', 'pipe', 'inherit'], env: process.env });

@@ -6,8 +6,7 @@
  * files, so the harness can tell the difference.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -17,6 +16,7 @@ import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
 import { endAll, spawnSleep, type Spawned } from '../../helpers/processes.js';
 import { sessionRecord } from '../../helpers/registry-fixture.js';
 import { anotherToken, tokenOf } from '../../helpers/tokens.js';
+import { readNumber, stressDir, type StressDir } from './helpers.js';
 
 const REWRITER = fileURLToPath(new URL('../../fixtures/prune-rewriter.mjs', import.meta.url));
 // Bounded for a loaded 2-core CI box: the naive prune loses a file in roughly one trial in five.
@@ -55,35 +55,11 @@ export function naiveReadCheckUnlinkPrune(records: readonly SessionRecord[], aft
   return removed;
 }
 
-function readNumber(path: string): number {
-  try {
-    return Number(readFileSync(path, 'utf8')) || 0;
-  } catch {
-    return 0;
-  }
-}
-
 interface StressCounts {
   trials: number;
   attempts: number;
   lost: number;
   leftovers: string[];
-}
-
-/** Runs TRIALS trials of "stale record on disk, new session registers, prunes keep coming". */
-interface StressDir {
-  configDir: string;
-  sessions: string;
-  remove(): void;
-}
-
-/** A config dir on tmpfs when there is one: thousands of renames and unlinks on a loaded disk are slow. */
-function stressDir(): StressDir {
-  const base = existsSync('/dev/shm') ? '/dev/shm' : tmpdir();
-  const configDir = mkdtempSync(join(base, 'cc-sessions-prune-stress-'));
-  const sessions = join(configDir, 'sessions');
-  mkdirSync(sessions, { mode: 0o700 });
-  return { configDir, sessions, remove: () => rmSync(configDir, { recursive: true, force: true }) };
 }
 
 async function stress(sleep: Spawned, pruneFn: PruneFn, trials: number, backendName: string): Promise<StressCounts> {

@@ -3,16 +3,19 @@
  * token form of the backend's platform: ticks for js/native, lstart text for ps): what is removed, what is
  * never touched, identity at the moment of removal, dryRun, and leftovers of an interrupted prune.
  */
-import { existsSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, readdirSync, readFileSync, renameSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
 import { prune, pruneAsync, readRecords, type SessionRecord } from '../../../lib/index.js';
-import { journalName } from '../../../lib/registry/prune/aside.js';
-import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
-import { endAll, reapedPid, spawnSleep, spawnZombie, type Spawned } from '../../helpers/processes.js';
-import { makeRegistry, sessionRecord, type RegistryFixture } from '../../helpers/registry-fixture.js';
+import { BACKENDS } from '../../helpers/backends.js';
+import { suiteWithSleepAndRegistry } from './helpers.js';
+import { reapedPid, spawnSleep, spawnZombie } from '../../helpers/processes.js';
+import { sessionRecord, type RegistryFixture } from '../../helpers/registry-fixture.js';
 import { anotherToken, tokenOf } from '../../helpers/tokens.js';
 
 const FOREIGN_DOMAIN = 'linux:0123456789abcdef0123456789abcdef:pid:[4026531836]';
+
+/** What prune returns for a record: the record, plus the key files removed with it. */
+const pruned = (record: SessionRecord, keys: string[] = []) => ({ ...record, keys });
 
 function recordAt(reg: RegistryFixture, path: string): SessionRecord {
   const record = readRecords(reg.configDir).find((r) => r.path === path);
@@ -21,45 +24,33 @@ function recordAt(reg: RegistryFixture, path: string): SessionRecord {
 }
 
 describe.each(BACKENDS)('prune (%s backend)', (backendName) => {
-  selectBackendForSuite(backendName);
-  let sleep: Spawned;
-  let reg: RegistryFixture;
-
-  beforeAll(() => {
-    sleep = spawnSleep();
-  });
-  afterEach(() => reg?.remove());
-  afterAll(async () => {
-    await sleep.end();
-    await endAll();
-  });
+  const t = suiteWithSleepAndRegistry(backendName);
 
   /** A stale record of the live sleep's PID (another start token): recycled. */
   function recycled(): { path: string; record: SessionRecord } {
-    const token = anotherToken(tokenOf(sleep.pid, backendName));
-    const path = reg.write(sleep.pid, sessionRecord(sleep.pid, { procStart: token }));
-    return { path, record: recordAt(reg, path) };
+    const token = anotherToken(tokenOf(t.sleep.pid, backendName));
+    const path = t.reg.write(t.sleep.pid, sessionRecord(t.sleep.pid, { procStart: token }));
+    return { path, record: recordAt(t.reg, path) };
   }
 
   it('removes exactly the provably dead records, re-probed now, and returns them', async () => {
-    reg = makeRegistry();
     const zombie = await spawnZombie();
     const other = spawnSleep();
     const diesLater = spawnSleep();
     try {
       const gonePid = reapedPid();
       const dead = [
-        reg.write(gonePid, sessionRecord(gonePid, { procStart: '4242' })),
-        reg.write(zombie.zombiePid, sessionRecord(zombie.zombiePid, { procStart: tokenOf(zombie.zombiePid, backendName) })),
-        reg.write(diesLater.pid, sessionRecord(diesLater.pid, { procStart: tokenOf(diesLater.pid, backendName) })),
-        reg.write(sleep.pid, sessionRecord(sleep.pid, { procStart: anotherToken(tokenOf(sleep.pid, backendName)) })),
+        t.reg.write(gonePid, sessionRecord(gonePid, { procStart: '4242' })),
+        t.reg.write(zombie.zombiePid, sessionRecord(zombie.zombiePid, { procStart: tokenOf(zombie.zombiePid, backendName) })),
+        t.reg.write(diesLater.pid, sessionRecord(diesLater.pid, { procStart: tokenOf(diesLater.pid, backendName) })),
+        t.reg.write(t.sleep.pid, sessionRecord(t.sleep.pid, { procStart: anotherToken(tokenOf(t.sleep.pid, backendName)) })),
       ];
       const kept = [
-        reg.write(other.pid, sessionRecord(other.pid, { procStart: tokenOf(other.pid, backendName) })), // alive
-        reg.write(process.pid, sessionRecord(process.pid)), // no token: unverified
-        reg.write(zombie.pid, sessionRecord(zombie.pid, { procStart: '1', pidDomain: FOREIGN_DOMAIN })), // foreign
+        t.reg.write(other.pid, sessionRecord(other.pid, { procStart: tokenOf(other.pid, backendName) })), // alive
+        t.reg.write(process.pid, sessionRecord(process.pid)), // no token: unverified
+        t.reg.write(zombie.pid, sessionRecord(zombie.pid, { procStart: '1', pidDomain: FOREIGN_DOMAIN })), // foreign
       ];
-      const records = readRecords(reg.configDir);
+      const records = readRecords(t.reg.configDir);
       expect(records.find((r) => r.pid === diesLater.pid)?.verdict).toBe('alive');
       await diesLater.end(); // the record's stored verdict is now stale: prune must probe again
 
@@ -68,10 +59,11 @@ describe.each(BACKENDS)('prune (%s backend)', (backendName) => {
       const removed = prune(disguised);
 
       expect(removed.map((r) => r.path).sort()).toEqual([...dead].sort());
-      for (const r of removed) expect(disguised).toContain(r); // the caller's own objects
+      for (const r of removed) expect(disguised).toContainEqual({ ...r, keys: undefined }); // the caller's records, plus keys
+      for (const r of removed) expect(r.keys).toEqual([]);
       for (const path of dead) expect(existsSync(path)).toBe(false);
       for (const path of kept) expect(existsSync(path)).toBe(true);
-      expect(readdirSync(reg.sessions).length).toBe(kept.length); // nothing left aside
+      expect(readdirSync(t.reg.sessions).length).toBe(kept.length); // nothing left aside
     } finally {
       await other.end();
       await zombie.end();
@@ -79,59 +71,53 @@ describe.each(BACKENDS)('prune (%s backend)', (backendName) => {
   });
 
   it('dryRun removes nothing and reports what would go', () => {
-    reg = makeRegistry();
     const { path, record } = recycled();
-    const alivePath = reg.write(process.pid, sessionRecord(process.pid));
-    const all = readRecords(reg.configDir);
-    expect(prune(all, { dryRun: true })).toEqual([record]);
+    const alivePath = t.reg.write(process.pid, sessionRecord(process.pid));
+    const all = readRecords(t.reg.configDir);
+    expect(prune(all, { dryRun: true })).toEqual([pruned(record)]);
     expect(existsSync(path)).toBe(true);
     expect(existsSync(alivePath)).toBe(true);
-    expect(readdirSync(reg.sessions).length).toBe(2);
-    expect(prune(all)).toEqual([record]);
+    expect(readdirSync(t.reg.sessions).length).toBe(2);
+    expect(prune(all)).toEqual([pruned(record)]);
     expect(prune(all)).toEqual([]); // already gone: not reported twice
   });
 
   it('identity is PID and start token: status, name, sessionId and clocks may change', () => {
-    reg = makeRegistry();
     const { path, record } = recycled();
     writeFileSync(path, JSON.stringify({ ...record.raw, status: 'busy', name: 'renamed', sessionId: 'switched', updatedAt: 1 }));
-    expect(prune([record])).toEqual([record]);
+    expect(prune([record])).toEqual([pruned(record)]);
     expect(existsSync(path)).toBe(false);
   });
 
   it('leaves a file rewritten by a new session (same PID, its own token) and does not report it', () => {
-    reg = makeRegistry();
     const { path, record } = recycled();
-    const live = JSON.stringify(sessionRecord(sleep.pid, { procStart: tokenOf(sleep.pid, backendName), sessionId: 'new' }));
+    const live = JSON.stringify(sessionRecord(t.sleep.pid, { procStart: tokenOf(t.sleep.pid, backendName), sessionId: 'new' }));
     writeFileSync(path, live);
     expect(prune([record])).toEqual([]);
     expect(readFileSync(path, 'utf8')).toBe(live);
   });
 
   it('leaves a file made unparseable or half-written between read and prune', () => {
-    reg = makeRegistry();
     const { path, record } = recycled();
     for (const text of ['', '{"pid": ', 'not json', '[1,2]']) {
       writeFileSync(path, text);
       expect(prune([record])).toEqual([]);
       expect(readFileSync(path, 'utf8')).toBe(text);
     }
-    expect(readdirSync(reg.sessions)).toEqual([`${sleep.pid}.json`]);
+    expect(readdirSync(t.reg.sessions)).toEqual([`${t.sleep.pid}.json`]);
   });
 
   it('leaves a file replaced by a symlink (and the file it points to)', () => {
-    reg = makeRegistry();
     const { path, record } = recycled();
-    const target = reg.path('elsewhere.txt');
+    const target = t.reg.path('elsewhere.txt');
     renameSync(path, target); // same dead content, now behind a link
     symlinkSync(target, path);
     expect(prune([record])).toEqual([]);
     expect(readFileSync(path, 'utf8')).toBe(readFileSync(target, 'utf8'));
-    expect(readdirSync(reg.sessions).sort()).toEqual([`${sleep.pid}.json`, 'elsewhere.txt'].sort());
+    expect(readdirSync(t.reg.sessions).sort()).toEqual([`${t.sleep.pid}.json`, 'elsewhere.txt'].sort());
   });
 
   it('a file already gone is not reported and does not throw', async () => {
-    reg = makeRegistry();
     const { path, record } = recycled();
     unlinkSync(path);
     expect(prune([record])).toEqual([]);
@@ -139,78 +125,30 @@ describe.each(BACKENDS)('prune (%s backend)', (backendName) => {
   });
 
   it('never touches a non-candidate or a .key file, even holding a dead claim', () => {
-    reg = makeRegistry();
     const { path, record } = recycled();
     const text = readFileSync(path, 'utf8');
-    const names = [`0${sleep.pid}.json`, `${sleep.pid}.json.tmp`, `${sleep.pid}.${'a'.repeat(64)}.key`, 'notes.json'];
-    for (const name of names) writeFileSync(reg.path(name), text);
-    const pointed = names.map((name) => Object.freeze({ ...record, path: reg.path(name) }));
-    const otherPid = Object.freeze({ ...record, path: reg.path(`${sleep.pid + 1}.json`) }); // name ≠ record.pid
+    const names = [`0${t.sleep.pid}.json`, `${t.sleep.pid}.json.tmp`, `${t.sleep.pid}.${'a'.repeat(64)}.key`, 'notes.json'];
+    for (const name of names) writeFileSync(t.reg.path(name), text);
+    const pointed = names.map((name) => Object.freeze({ ...record, path: t.reg.path(name) }));
+    const otherPid = Object.freeze({ ...record, path: t.reg.path(`${t.sleep.pid + 1}.json`) }); // name ≠ record.pid
     writeFileSync(otherPid.path, text);
     expect(prune([...pointed, otherPid])).toEqual([]);
-    for (const name of names) expect(readFileSync(reg.path(name), 'utf8')).toBe(text);
+    for (const name of names) expect(readFileSync(t.reg.path(name), 'utf8')).toBe(text);
     expect(existsSync(otherPid.path)).toBe(true);
   });
 
   it('pruneAsync is the Promise twin; bad arguments are programmer errors', async () => {
-    reg = makeRegistry();
     const { record } = recycled();
-    await expect(pruneAsync([record], { dryRun: true })).resolves.toEqual([record]);
-    await expect(pruneAsync([record])).resolves.toEqual([record]);
+    await expect(pruneAsync([record], { dryRun: true })).resolves.toEqual([pruned(record)]);
+    await expect(pruneAsync([record])).resolves.toEqual([pruned(record)]);
     expect(() => prune('x' as never)).toThrow(TypeError);
+    // A mistyped or misspelt option must never turn a dry run into a deletion (issue 11, item 4).
+    const again = recycled();
+    for (const bad of [{ dryRun: 'yes' }, { dryRun: 1 }, { dryrun: true }, { configDirs: 5 }, { env: 'x' }, [], 'x', null]) {
+      expect(() => prune([again.record], bad as never), JSON.stringify(bad)).toThrow(TypeError);
+    }
+    expect(existsSync(again.path)).toBe(true);
     expect(() => prune([{ pid: 1 }] as never)).toThrow(TypeError);
     await expect(pruneAsync(null as never)).rejects.toThrow(TypeError);
-  });
-
-  describe('leftovers of an interrupted prune (found by journal slot, never by listing)', () => {
-    const aside = (pid: number) => `.${pid}.json.prune-0123456789abcdef`;
-
-    function leaveJournal(pid: number, slot: number, ageMs: number): string {
-      const journal = reg.path(journalName(pid, slot));
-      writeFileSync(journal, `${aside(pid)}\n`);
-      const t = (Date.now() - ageMs) / 1000;
-      utimesSync(journal, t, t);
-      return journal;
-    }
-
-    it('removes a dead copy left aside and reports its record', () => {
-      reg = makeRegistry();
-      const { path, record } = recycled();
-      renameSync(path, reg.path(aside(sleep.pid)));
-      const journal = leaveJournal(sleep.pid, 2, 60_000);
-      expect(prune([record])).toEqual([record]);
-      expect(readdirSync(reg.sessions)).toEqual([]);
-      expect(existsSync(journal)).toBe(false);
-    });
-
-    it('puts a live copy back, and keeps it aside when a newer file holds the name', () => {
-      reg = makeRegistry();
-      const { path, record } = recycled();
-      const live = JSON.stringify(sessionRecord(sleep.pid, { procStart: tokenOf(sleep.pid, backendName), sessionId: 'live' }));
-      writeFileSync(reg.path(aside(sleep.pid)), live);
-      leaveJournal(sleep.pid, 0, 60_000);
-      // The name holds the dead record: it is pruned; the live copy then goes back under the name.
-      expect(prune([record])).toEqual([record]);
-      expect(readFileSync(path, 'utf8')).toBe(live);
-      expect(readdirSync(reg.sessions)).toEqual([`${sleep.pid}.json`]);
-
-      // A newer file at the name: the aside copy is not the dead record, so it is kept, with its journal.
-      writeFileSync(reg.path(aside(sleep.pid)), live.replace('"live"', '"older"'));
-      const journal = leaveJournal(sleep.pid, 1, 60_000);
-      expect(prune([record])).toEqual([]);
-      expect(readFileSync(path, 'utf8')).toBe(live);
-      expect(existsSync(reg.path(aside(sleep.pid)))).toBe(true);
-      expect(existsSync(journal)).toBe(true);
-    });
-
-    it('leaves a young journal alone: its prune may still be running', () => {
-      reg = makeRegistry();
-      const { path, record } = recycled();
-      writeFileSync(reg.path(aside(sleep.pid)), readFileSync(path));
-      const journal = leaveJournal(sleep.pid, 3, 0);
-      expect(prune([record])).toEqual([record]); // the record's own file
-      expect(existsSync(reg.path(aside(sleep.pid)))).toBe(true);
-      expect(existsSync(journal)).toBe(true);
-    });
   });
 });
