@@ -5,15 +5,11 @@
  * stopped one sits still.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { expect, it } from 'vitest';
 import { prune, readRecords } from '../../lib/index.js';
 import type { Session } from './lab.js';
 import { describeWithClaude, recycledPhantom, useHarness } from './suite.js';
-
-// ▶ The lead sets this to true once prune removes the `<pid>.<64 hex>.key` files of the records it prunes
-//   (the prune branch). While false, the test asserts today's behaviour: the phantoms' keys stay.
-const PRUNE_REMOVES_KEYS = false;
 
 const keysOf = (dir: string, pid: number) => readdirSync(dir).filter((n) => new RegExp(`^${pid}\\.[0-9a-f]{64}\\.key$`).test(n));
 
@@ -58,7 +54,7 @@ describeWithClaude('prune removes exactly the phantoms of real sessions, never a
     const churning = Promise.all([churn(churn1!, 'SLOW 300 a', false), churn(churn2!, 'SLOW 700 b', false), churn(asks!, 'TOOL', true)]);
     const newcomer = h.lab.start('newcomer');
 
-    const removed: Array<{ pid: number; verdict: string }> = [];
+    const removed: Array<{ pid: number; verdict: string; keys: string[] }> = [];
     const missing: string[] = [];
     const deadline = Date.now() + 60_000;
     let round = 0;
@@ -70,7 +66,7 @@ describeWithClaude('prune removes exactly the phantoms of real sessions, never a
           expect(r.status, r.stderr).toBe(0);
           removed.push(...JSON.parse(r.stdout).removed);
         } else {
-          removed.push(...prune(readRecords(h.lab.configDir)).map((x) => ({ pid: x.pid, verdict: x.verdict })));
+          removed.push(...prune(readRecords(h.lab.configDir)).map((x) => ({ pid: x.pid, verdict: x.verdict, keys: x.keys })));
         }
         for (const s of live) if (!existsSync(s.file)) missing.push(`${s.name} after round ${round}`);
         await new Promise((r) => setTimeout(r, 50)); // the CLI and prune() are synchronous: let the churn run
@@ -85,12 +81,13 @@ describeWithClaude('prune removes exactly the phantoms of real sessions, never a
     expect(Math.min(...turns.values()), JSON.stringify(Object.fromEntries(turns))).toBeGreaterThanOrEqual(3);
     expect(removed.map((x) => x.pid).sort()).toEqual([...phantoms].sort()); // each exactly once
     expect(removed.find((x) => x.pid === phantoms[3])?.verdict).toBe('recycled');
+    // The phantoms' key files went with them, as Claude Code's own sweep would remove them, and were reported.
+    expect(removed.flatMap((x) => x.keys.map((k) => basename(k))).sort()).toEqual([...phantomKeys].sort());
   });
 
   it('afterwards the folder holds exactly the live records and their keys, and both readers agree', () => {
     const expected = [
       ...live.flatMap((s) => [`${s.pid}.json`, ...keysOf(h.lab.sessionsDir, s.pid)]),
-      ...(PRUNE_REMOVES_KEYS ? [] : phantomKeys),
     ].sort();
     for (const s of live) expect(keysOf(h.lab.sessionsDir, s.pid)).toHaveLength(1);
     expect(readdirSync(h.lab.sessionsDir).sort()).toEqual(expected);
