@@ -5,6 +5,7 @@
  * the JS or ps backend, or a kernel without the call, `exitNotification()` says why and callers fall
  * back to probing every interval. This file only measures; lib/registry/watch decides what an exit means.
  */
+import { closeSync } from 'node:fs';
 import { constants } from 'node:os';
 import { servingAddon } from './index.js';
 
@@ -53,11 +54,8 @@ export function exitNotification(): ExitNotificationInfo {
   if (addon === undefined) return { mode: 'interval', reason: 'the addon is out of date (no exit handles)' };
   if (unsupported === undefined) {
     const fd = addon.exitHandle(process.pid);
-    if (fd >= 0) {
-      const poller = new addon.FdPoller(() => {});
-      poller.add(fd); // takes the descriptor, so that close() releases it
-      poller.close();
-    } else if (fd === -constants.errno.ENOSYS || fd === -constants.errno.EPERM) {
+    if (fd >= 0) closeSync(fd);
+    else if (fd === -constants.errno.ENOSYS || fd === -constants.errno.EPERM) {
       unsupported = `${addon.exitMechanism}: ${errnoName(fd)}`;
     }
   }

@@ -31,7 +31,7 @@ Ends on SIGINT or SIGTERM with exit 0, or when the reader of its output goes awa
     try {
       watchSettings(options); // the library's own rule, so the two cannot disagree
     } catch (error) {
-      throw new UsageError(`--interval: ${(error as Error).message.replace(/^watch: options\.interval /, '')}`);
+      throw new UsageError((error as Error).message.replace(/^watch: options\.interval /, '--interval '));
     }
     const watcher = watchRegistry(ctx.configDirs, options);
     watcher.on('change', (event: { type: string; record: Parameters<typeof recordJson>[0]; fields?: readonly string[] }) => {

@@ -108,11 +108,12 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     this.step(() => this.collect());
   }
 
-  /** How liveness is followed now: records with a kernel exit handle, and records re-probed every interval. */
-  exitWatch(): { kernel: number; interval: number } {
-    let live = 0;
-    for (const r of this.records()) if (r.live && r.verdict !== 'foreign') live++;
-    return { kernel: this.exits.size, interval: live - this.exits.size };
+  /** How the exits of live local records are followed now, by PID: a kernel exit handle, or the interval probe. */
+  exitWatch(): { kernel: number[]; interval: number[] } {
+    const kernel: number[] = [];
+    const interval: number[] = [];
+    for (const r of this.records()) if (r.live && r.verdict !== 'foreign') (this.exits.has(r.path) ? kernel : interval).push(r.pid);
+    return { kernel, interval };
   }
 
   /** Releases everything: OS watches, exit handles, timers, iterators (they end after what they already hold). */
