@@ -40,6 +40,11 @@ export type ReadOutcome =
   | { path: string; kind: 'claim'; claim: Claim; stamp: FileStamp; readAt: number }
   | { path: string; kind: 'skip'; reason: SkipReason; stamp: FileStamp; readAt: number };
 
+/** A file whose mtime was within RACY_WINDOW_MS of its read, or caught mid-write: its stamp proves nothing yet. */
+export function needsLook(state: FileState): boolean {
+  return state.pending !== undefined || state.stamp.mtimeMs >= state.readAt - RACY_WINDOW_MS;
+}
+
 export function sameStamp(a: FileStamp, b: FileStamp): boolean {
   return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
@@ -73,12 +78,7 @@ export function checkFiles(
       continue;
     }
     const known = table.get(path);
-    const fresh =
-      known !== undefined &&
-      known.pending === undefined &&
-      !force(path) &&
-      sameStamp(known.stamp, stamp) &&
-      known.stamp.mtimeMs < known.readAt - RACY_WINDOW_MS;
+    const fresh = known !== undefined && !needsLook(known) && !force(path) && sameStamp(known.stamp, stamp);
     if (fresh) continue;
     const dir = dirname(path);
     let batch = toRead.get(dir);

@@ -6,16 +6,19 @@
  * - Exits come from the kernel where it can tell (exits.ts: a pidfd or kqueue per live record, within
  *   a budget): such a record is not re-probed; its `died` arrives as the process ends. Every other
  *   record is re-probed in one batch per interval.
- * - Every `rescanEvery`-th interval, and every interval for a folder the OS does not watch, a rescan
- *   (readdir + one lstat per candidate) re-reads only files whose inode, size or mtime changed.
+ * - Every `rescanEvery`-th interval a rescan (plan.ts) re-reads what OS events could have missed: a
+ *   cheap one (the folder's stat; a listing only if it changed) and, every FULL_SWEEP_EVERY-th time
+ *   and every interval for a folder the OS does not watch, a full one (readdir + one lstat per
+ *   candidate). Either re-reads only files whose inode, size or mtime changed.
  * - Events reach iterators (queue.ts, bounded by coalescing) and listeners (deliver.ts) so that no
  *   listener can stop the watcher or cost another record its event.
  *
  * What is guaranteed, per file path: the events form a well-formed sequence (added, then changed/died
  * any number of times, then removed, then possibly added again); an event is emitted only when the
  * record differs from the last one reported for that path (never twice for the same state); and once
- * the files stop changing, the last state (content and verdict) is reported within one interval (a
- * rescan interval if the OS reported nothing). Intermediate states of a file rewritten faster than it
+ * the files stop changing, the last state (content and verdict) is reported within one interval. If
+ * the OS reported nothing, a file created, removed or racily read is found by the next rescan, an
+ * in-place rewrite by the next full sweep. Intermediate states of a file rewritten faster than it
  * is read are coalesced: a watcher sees states, not writes.
  */
 import { EventEmitter } from 'node:events';
@@ -28,8 +31,8 @@ import type { WatchEvent } from './diff.js';
 import { DirWatch } from './dirs.js';
 import { ExitTracker } from './exits.js';
 import { checkFiles } from './files.js';
-import { isIn, listFolder } from './listing.js';
 import { watchSettings, type WatchOptions, type WatchSettings } from './options.js';
+import { ScanPlan } from './plan.js';
 import { EventQueue } from './queue.js';
 import { SnapshotKeeper } from './snapshot-file.js';
 import { RecordTable } from './table.js';
@@ -38,17 +41,17 @@ export type { WatchOptions } from './options.js';
 
 /** After an OS file event, wait this long for the writer (Claude Code writes non-atomically) before reading. */
 const DEBOUNCE_MS = 10;
+/** Under working OS events, every this many-th rescan lstats every file (the others are cheap: plan.ts). */
+const FULL_SWEEP_EVERY = 30;
 
 export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
   readonly interval: number;
   private readonly settings: WatchSettings;
   private readonly keeper: SnapshotKeeper | undefined;
   private readonly dirs: DirWatch[];
-  private readonly unwatched = new Set<DirWatch>();
   private readonly table: RecordTable;
   private readonly exits: ExitTracker;
-  private readonly dirty = new Set<string>();
-  private readonly rescan = new Set<DirWatch>();
+  private readonly plan = new ScanPlan();
   private readonly queues = new Set<EventQueue>();
   private ticks = 0;
   private tickTimer: NodeJS.Timeout | undefined;
@@ -60,7 +63,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     const settings = (this.settings = watchSettings(options));
     this.interval = settings.interval;
     this.table = new RecordTable(settings.retryDelayMs, (path, delay) => {
-      this.dirty.add(path);
+      this.plan.markFile(path);
       this.scheduleFlush(delay);
     });
     this.exits = new ExitTracker(settings.exitHandles, (path) => this.step(() => this.table.probe(() => false, [path])));
@@ -70,7 +73,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     });
     // The first view is read now, so records() and snapshot() answer at once; its `added` events are
     // emitted on the next turn, after the caller has attached listeners or started iterating.
-    for (const d of this.dirs) this.rescan.add(d);
+    for (const d of this.dirs) this.plan.markFolder(d, 'full');
     const initial = settings.initial ? this.collect() : (this.collect(), []);
     initial.push(...this.watchExits()); // a death the re-probe of new handles found is news either way
     if (initial.length > 0) setImmediate(() => this.publish(initial));
@@ -104,7 +107,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
 
   /** Rescans every folder now (what every `rescanEvery`-th interval does): readdir, one lstat per candidate. */
   rescanNow(): void {
-    for (const d of this.dirs) this.rescan.add(d);
+    for (const d of this.dirs) this.plan.markFolder(d, 'full');
     this.step(() => this.collect());
   }
 
@@ -128,8 +131,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     for (const q of this.queues) q.end();
     this.queues.clear();
     this.table.clear();
-    this.dirty.clear();
-    this.rescan.clear();
+    this.plan.clear();
     this.emit('close');
   }
 
@@ -146,14 +148,14 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
   }
 
   private onFile(dir: DirWatch, name: string | null): void {
-    if (name === null) this.rescan.add(dir);
-    else if (isCandidateName(name)) this.dirty.add(join(dir.dir, name));
+    if (name === null) this.plan.markFolder(dir, 'full');
+    else if (isCandidateName(name)) this.plan.markFile(join(dir.dir, name));
     else return;
     this.scheduleFlush(DEBOUNCE_MS);
   }
 
   private mark(dir: DirWatch): void {
-    this.rescan.add(dir);
+    this.plan.markFolder(dir, 'full');
     this.scheduleFlush(DEBOUNCE_MS);
   }
 
@@ -168,8 +170,13 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
   private tick(): void {
     this.step(() => {
       this.ticks++;
-      const full = this.ticks % this.settings.rescanEvery === 0;
-      for (const d of this.dirs) if (full || this.unwatched.has(d)) this.rescan.add(d);
+      const every = this.settings.rescanEvery;
+      const rescan = this.ticks % every === 0;
+      const sweep = this.ticks % (every * FULL_SWEEP_EVERY) === 0;
+      for (const d of this.dirs) {
+        if (sweep || this.plan.isUnwatched(d)) this.plan.markFolder(d, 'full');
+        else if (rescan) this.plan.markFolder(d, 'cheap');
+      }
       // Files first (they may add, change or remove records), then one probe of the records the kernel does not watch.
       const events = this.collect();
       events.push(...this.table.probe((path) => this.exits.has(path)));
@@ -212,20 +219,9 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
 
   /** Reads what was marked (dirty files, folders to rescan) and turns the outcomes into events. */
   private collect(): WatchEvent[] {
-    const paths = new Set<string>();
-    for (const d of this.rescan) {
-      const { exists, watched } = d.sync();
-      if (watched) this.unwatched.delete(d);
-      else this.unwatched.add(d);
-      if (exists) for (const path of listFolder(d.dir)) paths.add(path);
-      for (const path of this.table.files.keys()) if (isIn(d.dir, path)) paths.add(path);
-    }
-    this.rescan.clear();
-    const forced = new Set(this.dirty);
-    for (const path of this.dirty) paths.add(path);
-    this.dirty.clear();
+    const { paths, named } = this.plan.take(this.table.files);
     if (paths.size === 0) return [];
-    return this.table.apply(checkFiles(paths, this.table.files, (p) => forced.has(p)));
+    return this.table.apply(checkFiles(paths, this.table.files, (p) => named.has(p)));
   }
 }
 

@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 import { readdirSync, readlinkSync, rmSync } from 'node:fs';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { exitNotification } from '../../../lib/backend/exits.js';
 import type { WatchEvent } from '../../../lib/registry/watch/diff.js';
 import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
@@ -14,6 +14,8 @@ import { procState, spawnSleep, type Spawned } from '../../helpers/processes.js'
 import { cleanUpEachTest, collect, runScript, tempRegistry, watch } from './helpers.js';
 
 cleanUpEachTest();
+// The previous test's watchers were closed; libuv finishes closing their handles on a later turn.
+beforeEach(() => until(() => pidfds() === 0, 'the previous test\'s pidfds to close'));
 
 /** Open pidfds of this process (what the kernel path holds). */
 function pidfds(): number {
