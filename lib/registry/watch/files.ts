@@ -25,6 +25,8 @@ export interface FileStamp {
 }
 
 export interface FileState {
+  /** The file's path (its key in the table). */
+  path: string;
   stamp: FileStamp;
   /** Date.now() just before the stat this state was read at. */
   readAt: number;

@@ -3,11 +3,11 @@
  * rescan, each `full` (list the folder, lstat every candidate) or `cheap`. A cheap rescan is the
  * periodic safety net under working OS events (docs/watch.md): it stats the folder and lists it only
  * if the folder changed since its last listing (an entry added, removed or renamed), and otherwise
- * looks only at files whose last read proves nothing yet (racily clean, or caught mid-write). So an
- * idle watcher of many records costs about what a watcher of an empty folder does.
+ * looks only at the table's suspects: files whose last read proves nothing yet (racily clean, or
+ * caught mid-write). So an idle watcher of many records costs about what one of an empty folder does.
  */
 import type { DirWatch, FolderStamp } from './dirs.js';
-import { needsLook, RACY_WINDOW_MS, type FileState } from './files.js';
+import { RACY_WINDOW_MS, type FileState } from './files.js';
 import { isIn, listFolder } from './listing.js';
 
 export type Depth = 'full' | 'cheap';
@@ -42,8 +42,9 @@ export class ScanPlan {
   }
 
   /** The paths to check now, and which of them an OS event named. Clears the marks. */
-  take(table: ReadonlyMap<string, FileState>): { paths: Set<string>; named: Set<string> } {
+  take(table: ReadonlyMap<string, FileState>, suspects: ReadonlySet<string>): { paths: Set<string>; named: Set<string> } {
     const paths = new Set<string>();
+    if (this.folders.size === 0 && this.files.size === 0) return { paths, named: paths }; // an idle interval
     for (const [d, depth] of this.folders) {
       const at = Date.now();
       const { exists, watched, stamp } = d.sync();
@@ -51,7 +52,7 @@ export class ScanPlan {
       else this.unwatched.add(d);
       const last = this.listed.get(d);
       if (depth === 'cheap' && watched && stamp && sameFolder(stamp, last) && last!.mtimeMs < last!.listedAt - RACY_WINDOW_MS) {
-        for (const [path, state] of table) if (isIn(d.dir, path) && needsLook(state)) paths.add(path);
+        for (const path of suspects) if (isIn(d.dir, path)) paths.add(path);
         continue;
       }
       if (stamp) {

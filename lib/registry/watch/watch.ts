@@ -74,18 +74,19 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     // The first view is read now, so records() and snapshot() answer at once; its `added` events are
     // emitted on the next turn, after the caller has attached listeners or started iterating.
     for (const d of this.dirs) this.plan.markFolder(d, 'full');
-    const initial = settings.initial ? this.collect() : (this.collect(), []);
-    initial.push(...this.watchExits()); // a death the re-probe of new handles found is news either way
-    if (initial.length > 0) setImmediate(() => this.publish(initial));
-    if (settings.snapshotFile !== undefined) {
-      this.keeper = new SnapshotKeeper(settings.snapshotFile, this.interval, () => this.snapshot(), (e) => surface(this, [e], true));
-      // The first write throws (a folder that does not exist, no permission): a usage error is loud at once.
-      try {
+    try {
+      const added = this.collect();
+      // A death the re-probe of new handles found is news even with `initial: false`.
+      const initial = [...(settings.initial ? added : []), ...this.watchExits()];
+      if (initial.length > 0) setImmediate(() => this.publish(initial));
+      if (settings.snapshotFile !== undefined) {
+        this.keeper = new SnapshotKeeper(settings.snapshotFile, this.interval, () => this.snapshot(), (e) => surface(this, [e], true));
+        // The first write throws (a folder that does not exist, no permission): a usage error is loud at once.
         this.keeper.writeNow();
-      } catch (err) {
-        this.close();
-        throw err;
       }
+    } catch (err) {
+      this.close(); // releases the OS watches and exit handles already taken
+      throw err;
     }
     this.tickTimer = setInterval(() => this.tick(), this.interval);
   }
@@ -105,7 +106,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     this.step(() => this.table.probe((path) => this.exits.has(path)));
   }
 
-  /** Rescans every folder now (what every `rescanEvery`-th interval does): readdir, one lstat per candidate. */
+  /** A full sweep of every folder now (what every 30th periodic rescan is): readdir, one lstat per candidate. */
   rescanNow(): void {
     for (const d of this.dirs) this.plan.markFolder(d, 'full');
     this.step(() => this.collect());
@@ -179,7 +180,8 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
       }
       // Files first (they may add, change or remove records), then one probe of the records the kernel does not watch.
       const events = this.collect();
-      events.push(...this.table.probe((path) => this.exits.has(path)));
+      // When the kernel watches every record, there is nothing to probe (and no walk over the table).
+      if (this.table.claims > this.exits.size) events.push(...this.table.probe((path) => this.exits.has(path)));
       return events;
     });
   }
@@ -219,7 +221,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
 
   /** Reads what was marked (dirty files, folders to rescan) and turns the outcomes into events. */
   private collect(): WatchEvent[] {
-    const { paths, named } = this.plan.take(this.table.files);
+    const { paths, named } = this.plan.take(this.table.files, this.table.suspects);
     if (paths.size === 0) return [];
     return this.table.apply(checkFiles(paths, this.table.files, (p) => named.has(p)));
   }

@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { exitNotification } from '../../../lib/backend/exits.js';
 import type { WatchEvent } from '../../../lib/registry/watch/diff.js';
 import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
-import { procState, spawnSleep, type Spawned } from '../../helpers/processes.js';
+import { ownThreadId, procState, spawnSleep, type Spawned } from '../../helpers/processes.js';
 import { cleanUpEachTest, collect, runScript, tempRegistry, watch } from './helpers.js';
 
 cleanUpEachTest();
@@ -72,7 +72,7 @@ describe.each(BACKENDS)('exits (%s backend)', (backendName) => {
   it('SIGKILL and a normal exit: died, and the handle is released', async () => {
     const reg = tempRegistry(true, backendName);
     const killed = spawnSleep();
-    const exiting = spawnSleep(1);
+    const exiting = spawnSleep(3); // exits by itself, after the watcher has seen it alive
     reg.write(killed.pid);
     reg.write(exiting.pid);
     const before = pidfds();
@@ -163,6 +163,15 @@ describe.each(BACKENDS)('exits (%s backend)', (backendName) => {
     const died = () => c.events.filter((e) => e.type === 'died').map((e) => e.record.pid);
     await until(() => died().length === 5, 'died for all five');
     expect(died().sort()).toEqual(procs.map((p) => p.pid).sort());
+  });
+
+  it.runIf(kernel)('a PID the kernel gives no handle for (a thread ID: not a process leader) falls back to the probe', () => {
+    const reg = tempRegistry(true, backendName);
+    const tid = ownThreadId();
+    reg.write(tid);
+    const w = watch(reg.configDir, { interval });
+    expect(w.records()[0]!.verdict).toBe('alive');
+    expect(w.exitWatch()).toEqual({ kernel: [], interval: [tid] });
   });
 
   it.runIf(kernel)('handles never keep the process alive after close(), nor outlive a worker thread', async () => {
