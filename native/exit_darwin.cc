@@ -1,15 +1,16 @@
 // macOS exit handles: one kqueue per watched process, holding EVFILT_PROC / NOTE_EXIT. A kqueue
-// descriptor is itself pollable (readable once an event is pending), so libuv polls it like a pidfd.
+// descriptor is itself pollable (readable once an event is pending), so libuv polls it like a pidfd
+// (uv_poll_init falls back to fcntl for O_NONBLOCK where a kqueue refuses FIONBIO).
 // Compiles only on darwin.
 #include "exit.h"
 
 #include <cerrno>
 #include <climits>
 #include <fcntl.h>
+#include <sys/types.h>  // before sys/event.h, which uses its types
 #include <sys/event.h>
 #include <sys/stat.h>
 #include <sys/time.h>
-#include <sys/types.h>
 #include <unistd.h>
 
 namespace ccs {

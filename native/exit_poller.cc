@@ -9,6 +9,7 @@
 #include "exit.h"
 
 #include <cerrno>
+#include <cmath>
 #include <unistd.h>
 #include <unordered_map>
 
@@ -16,6 +17,17 @@ namespace ccs {
 namespace {
 
 class FdPoller;
+
+enum class Arg { kBadType, kOutOfRange, kOk };
+
+// The one argument of add / exitHandle / hangupHandle: a whole number from `min` to INT32_MAX.
+Arg IntArgument(const Napi::CallbackInfo& info, double min, int32_t* out) {
+  if (info.Length() != 1 || !info[0].IsNumber()) return Arg::kBadType;
+  const double value = info[0].As<Napi::Number>().DoubleValue();
+  if (!(value >= min) || value > 2147483647.0 || value != std::floor(value)) return Arg::kOutOfRange;
+  *out = static_cast<int32_t>(value);
+  return Arg::kOk;
+}
 
 struct Watched {
   uv_poll_t poll;
@@ -56,16 +68,13 @@ class FdPoller : public Napi::ObjectWrap<FdPoller> {
  private:
   Napi::Value Add(const Napi::CallbackInfo& info) {
     Napi::Env env = info.Env();
-    if (info.Length() != 1 || !info[0].IsNumber()) {
-      Napi::TypeError::New(env, "add(fd: number)").ThrowAsJavaScriptException();
+    int32_t fd = -1;
+    const Arg arg = IntArgument(info, 0, &fd);
+    if (arg != Arg::kOk) {
+      if (arg == Arg::kBadType) Napi::TypeError::New(env, "add(fd: number)").ThrowAsJavaScriptException();
+      else Napi::RangeError::New(env, "add: fd must be a descriptor number").ThrowAsJavaScriptException();
       return env.Undefined();
     }
-    const double value = info[0].As<Napi::Number>().DoubleValue();
-    if (!(value >= 0) || value > 2147483647.0 || value != static_cast<double>(static_cast<int>(value))) {
-      Napi::RangeError::New(env, "add: fd must be a descriptor number").ThrowAsJavaScriptException();
-      return env.Undefined();
-    }
-    const int fd = static_cast<int>(value);
     if (open_.count(fd) != 0) return Napi::Number::New(env, -EEXIST);
     if (closed_) {
       close(fd);
@@ -184,30 +193,30 @@ class FdPoller : public Napi::ObjectWrap<FdPoller> {
   napi_async_cleanup_hook_handle teardown_ = nullptr;
 };
 
-Napi::Value ExitHandle(const Napi::CallbackInfo& info) {
+// exitHandle(pid) / hangupHandle(fd) -> a descriptor, or -errno (`out_of_range` for a number that
+// cannot be one). A non-number is a TypeError.
+Napi::Value OpenHandle(const Napi::CallbackInfo& info, const char* usage, double min, int out_of_range,
+                       int (*open_handle)(int32_t)) {
   Napi::Env env = info.Env();
-  if (info.Length() != 1 || !info[0].IsNumber()) {
-    Napi::TypeError::New(env, "exitHandle(pid: number)").ThrowAsJavaScriptException();
-    return env.Undefined();
+  int32_t value = 0;
+  switch (IntArgument(info, min, &value)) {
+    case Arg::kBadType:
+      Napi::TypeError::New(env, usage).ThrowAsJavaScriptException();
+      return env.Undefined();
+    case Arg::kOutOfRange:
+      return Napi::Number::New(env, out_of_range);
+    case Arg::kOk:
+      break;
   }
-  const double pid = info[0].As<Napi::Number>().DoubleValue();
-  if (!(pid >= 1) || pid > 2147483647.0 || pid != static_cast<double>(static_cast<int32_t>(pid))) {
-    return Napi::Number::New(env, -EINVAL);
-  }
-  return Napi::Number::New(env, OpenExitHandle(static_cast<int32_t>(pid)));
+  return Napi::Number::New(env, open_handle(value));
+}
+
+Napi::Value ExitHandle(const Napi::CallbackInfo& info) {
+  return OpenHandle(info, "exitHandle(pid: number)", 1, -EINVAL, OpenExitHandle);
 }
 
 Napi::Value HangupHandle(const Napi::CallbackInfo& info) {
-  Napi::Env env = info.Env();
-  if (info.Length() != 1 || !info[0].IsNumber()) {
-    Napi::TypeError::New(env, "hangupHandle(fd: number)").ThrowAsJavaScriptException();
-    return env.Undefined();
-  }
-  const double fd = info[0].As<Napi::Number>().DoubleValue();
-  if (!(fd >= 0) || fd > 2147483647.0 || fd != static_cast<double>(static_cast<int>(fd))) {
-    return Napi::Number::New(env, -EBADF);
-  }
-  return Napi::Number::New(env, OpenHangupHandle(static_cast<int>(fd)));
+  return OpenHandle(info, "hangupHandle(fd: number)", 0, -EBADF, OpenHangupHandle);
 }
 
 }  // namespace

@@ -10,7 +10,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { exitNotification } from '../../../lib/backend/exits.js';
 import type { WatchEvent } from '../../../lib/registry/watch/diff.js';
 import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
-import { ownThreadId, procState, spawnSleep, type Spawned } from '../../helpers/processes.js';
+import { ownThreadId, procState, spawnSleep, until, type Spawned } from '../../helpers/processes.js';
 import { cleanUpEachTest, collect, runScript, tempRegistry, watch } from './helpers.js';
 
 cleanUpEachTest();
@@ -28,14 +28,6 @@ function pidfds(): number {
     }
   }
   return n;
-}
-
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
 }
 
 /** A child of a shell that never reaps it: a zombie once its `sleep` ends, `seconds` from now. */

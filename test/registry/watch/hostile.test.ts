@@ -9,8 +9,7 @@ import { ourPidDomain } from '../../../lib/registry/domain.js';
 import { readRecords } from '../../../lib/registry/read/scan.js';
 import type { WatchEvent } from '../../../lib/registry/watch/diff.js';
 import { changedFields } from '../../../lib/registry/watch/diff.js';
-import { spawnSleep } from '../../helpers/processes.js';
-import { procStartTicks } from '../../helpers/processes.js';
+import { procStartTicks, spawnSleep } from '../../helpers/processes.js';
 import { brief, cleanUpEachTest, collect, deepText, runScript, tempRegistry, watch } from './helpers.js';
 
 cleanUpEachTest();
@@ -65,13 +64,19 @@ describe('deeply nested documents', () => {
   });
 });
 
+/** A registry with records for two live processes of our own. */
+function twoSessions() {
+  const reg = tempRegistry();
+  const a = spawnSleep();
+  const b = spawnSleep();
+  reg.write(a.pid);
+  reg.write(b.pid);
+  return { reg, a, b };
+}
+
 describe('listeners that throw', () => {
   it('with an error listener: every event still arrives, the view is updated, each throw is an error event', async () => {
-    const reg = tempRegistry();
-    const a = spawnSleep();
-    const b = spawnSleep();
-    reg.write(a.pid);
-    reg.write(b.pid);
+    const { reg, a, b } = twoSessions();
     const w = watch(reg.configDir, { interval: 100 });
     const errors: unknown[] = [];
     w.on('error', (e) => errors.push(e));
@@ -94,11 +99,7 @@ describe('listeners that throw', () => {
   });
 
   it('without one: thrown as an EventEmitter would (uncaught), after the whole batch and the view', async () => {
-    const reg = tempRegistry();
-    const a = spawnSleep();
-    const b = spawnSleep();
-    reg.write(a.pid);
-    reg.write(b.pid);
+    const { reg, a, b } = twoSessions();
     const run = await runScript(
       `import { watch } from './lib/registry/watch/watch.ts';
        const seen = [], uncaught = [];
@@ -125,11 +126,7 @@ describe('listeners that throw', () => {
   });
 
   it('a listener that closes the watcher ends delivery there', async () => {
-    const reg = tempRegistry();
-    const a = spawnSleep();
-    const b = spawnSleep();
-    reg.write(a.pid);
-    reg.write(b.pid);
+    const { reg, a, b } = twoSessions();
     const w = watch(reg.configDir, { interval: 100 });
     const seen: string[] = [];
     w.on('added', (e: WatchEvent) => {

@@ -9,8 +9,7 @@ import { linkSync, mkdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ourPidDomain } from '../../../lib/registry/domain.js';
-import { spawnSleep } from '../../helpers/processes.js';
-import { procStartTicks } from '../../helpers/processes.js';
+import { procStartTicks, spawnSleep } from '../../helpers/processes.js';
 import { cleanUpEachTest, collect, tempRegistry, watch } from './helpers.js';
 
 cleanUpEachTest();
