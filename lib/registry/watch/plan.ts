@@ -8,7 +8,7 @@
  */
 import type { DirWatch, FolderStamp } from './dirs.js';
 import { RACY_WINDOW_MS, type FileState } from './files.js';
-import { isIn, listFolder } from './listing.js';
+import { isIn, listFolder, type UnlistableFolderError } from './listing.js';
 
 export type Depth = 'full' | 'cheap';
 
@@ -26,6 +26,8 @@ export class ScanPlan {
   private readonly files = new Set<string>();
   private readonly unwatched = new Set<DirWatch>();
   private readonly listed = new Map<DirWatch, Listed>();
+  /** Folders that could not be listed last time: said once, not at every rescan. */
+  private readonly unlistable = new Set<DirWatch>();
 
   /** An OS event named this file: it is read even if its stamp looks unchanged. */
   markFile(path: string): void {
@@ -41,10 +43,17 @@ export class ScanPlan {
     return this.unwatched.has(dir);
   }
 
-  /** The paths to check now, and which of them an OS event named. Clears the marks. */
-  take(table: ReadonlyMap<string, FileState>, suspects: ReadonlySet<string>): { paths: Set<string>; named: Set<string> } {
+  /**
+   * The paths to check now, which of them an OS event named, and the folders that have just become
+   * unlistable (each reported once). Clears the marks.
+   */
+  take(
+    table: ReadonlyMap<string, FileState>,
+    suspects: ReadonlySet<string>,
+  ): { paths: Set<string>; named: Set<string>; unlistable: UnlistableFolderError[] } {
     const paths = new Set<string>();
-    if (this.folders.size === 0 && this.files.size === 0) return { paths, named: paths }; // an idle interval
+    const unlistable: UnlistableFolderError[] = [];
+    if (this.folders.size === 0 && this.files.size === 0) return { paths, named: paths, unlistable }; // an idle interval
     for (const [d, depth] of this.folders) {
       const at = Date.now();
       const { exists, watched, stamp } = d.sync();
@@ -55,17 +64,26 @@ export class ScanPlan {
         for (const path of suspects) if (isIn(d.dir, path)) paths.add(path);
         continue;
       }
-      if (stamp) {
-        for (const path of listFolder(d.dir)) paths.add(path);
-        this.listed.set(d, { ...stamp, listedAt: at });
-      } else this.listed.delete(d);
+      const listing = stamp ? listFolder(d.dir) : [];
+      if (Array.isArray(listing)) {
+        for (const path of listing) paths.add(path);
+        this.unlistable.delete(d);
+        if (stamp) this.listed.set(d, { ...stamp, listedAt: at });
+        else this.listed.delete(d);
+      } else {
+        // Its known records are kept as they are, never reported removed on a guess.
+        if (!this.unlistable.has(d)) unlistable.push(listing);
+        this.unlistable.add(d);
+        this.listed.delete(d);
+        continue;
+      }
       for (const path of table.keys()) if (isIn(d.dir, path)) paths.add(path);
     }
     this.folders.clear();
     const named = new Set(this.files);
     for (const path of this.files) paths.add(path);
     this.files.clear();
-    return { paths, named };
+    return { paths, named, unlistable };
   }
 
   clear(): void {

@@ -221,7 +221,10 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
 
   /** Reads what was marked (dirty files, folders to rescan) and turns the outcomes into events. */
   private collect(): WatchEvent[] {
-    const { paths, named } = this.plan.take(this.table.files, this.table.suspects);
+    const { paths, named, unlistable } = this.plan.take(this.table.files, this.table.suspects);
+    // Said, not swallowed: a dashboard must not show an empty registry it could not read. Deferred, so
+    // that listeners attached just after the constructor hear about the first read too.
+    if (unlistable.length > 0) process.nextTick(() => this.closed || surface(this, unlistable, true));
     if (paths.size === 0) return [];
     return this.table.apply(checkFiles(paths, this.table.files, (p) => named.has(p)));
   }

@@ -4,11 +4,11 @@
  * file or /dev/null has no reader to lose.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { openSync, closeSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from '../../helpers/backends.js';
-import { spawnSleep, type Spawned } from '../../helpers/processes.js';
+import { hasSetpriv, isRoot, spawnSleep, until, type Spawned } from '../../helpers/processes.js';
 import { builtCli, cliEnv, removeCopy } from '../../cli/run-cli.js';
 import { cleanUpEachTest, tempRegistry } from './helpers.js';
 
@@ -116,5 +116,37 @@ describe('doctor', () => {
       ).exits;
     expect(ask('native')).toEqual({ mode: 'kernel', mechanism: 'pidfd' });
     expect(ask('js')).toEqual({ mode: 'interval', reason: 'the native backend does not serve' });
+  });
+});
+
+describe.skipIf(!isRoot || !hasSetpriv)('watch as nobody', () => {
+  const asNobody = ['--reuid=65534', '--regid=65534', '--clear-groups'];
+
+  it('a folder it cannot list is said once on stderr (not an empty registry in silence); a root process\'s exit still comes from the kernel', async () => {
+    const reg = tempRegistry();
+    const p = spawnSleep();
+    reg.write(p.pid);
+    chmodSync(reg.configDir, 0o755);
+    chmodSync(reg.sessions, 0o755);
+    chmodSync(reg.path(p.pid), 0o644);
+    const locked = tempRegistry();
+    chmodSync(locked.configDir, 0o755); // its sessions/ stays 0700, root's
+    const child = spawn('setpriv', [...asNobody, process.execPath, cli, 'watch', '--config-dir', reg.configDir, '--config-dir', locked.configDir], {
+      env: cliEnv(),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let errText = '';
+    child.stdout.on('data', (d: Buffer) => (out += d));
+    child.stderr.on('data', (d: Buffer) => (errText += d));
+    const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
+    await until(() => out.includes('"added"'), 'added, as nobody');
+    await p.end();
+    await until(() => out.includes('"died"'), 'died for a process of root, as nobody');
+    await new Promise((r) => setTimeout(r, 2500)); // a few rescans of the locked folder: still said once
+    child.kill('SIGTERM');
+    expect(await exited).toBe(0);
+    const lines = errText.trim().split('\n');
+    expect(lines).toEqual([`cc-sessions watch: cannot list ${locked.sessions} (EACCES): its sessions cannot be seen`]);
   });
 });
