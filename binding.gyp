@@ -2,14 +2,14 @@
   "targets": [
     {
       "target_name": "cc_sessions",
-      "sources": ["native/addon.cc", "native/read_posix.cc"],
+      "sources": ["native/addon.cc", "native/read_posix.cc", "native/exit_poller.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags_cc": ["-O2", "-std=c++17", "-Wall", "-Wextra"],
       "conditions": [
-        ["OS=='linux'", { "sources": ["native/probe_linux.cc"] }],
+        ["OS=='linux'", { "sources": ["native/probe_linux.cc", "native/exit_linux.cc"] }],
         ["OS=='mac'", {
-          "sources": ["native/probe_darwin.cc"],
+          "sources": ["native/probe_darwin.cc", "native/exit_darwin.cc"],
           "xcode_settings": {
             "CLANG_CXX_LANGUAGE_STANDARD": "c++17",
             "GCC_OPTIMIZATION_LEVEL": "2",

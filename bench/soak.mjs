@@ -1,7 +1,9 @@
 // Soak test for watch (`npm run soak`; not part of CI's test run): hundreds of claims churned for
 // minutes under one watcher that also keeps a snapshot file. Memory and open file descriptors must stay
-// flat: exits non-zero if RSS grows by 5 MB or more, or the fd count changes, between the end of the
-// warm-up and the end of the churn. Also checks that the events, applied in order, reproduce the registry.
+// flat: exits non-zero if RSS grows by 5 MB or more, or the count of descriptors other than exit handles
+// changes, between the end of the warm-up and the end of the churn, or if a pidfd is held for anything
+// but a record the kernel watches (live sessions come and go, and their exit handles with them). Also
+// checks that the events, applied in order, reproduce the registry.
 //
 // The churn runs in a child process (the driver) so that only the watcher and its consumer are measured.
 //
@@ -9,7 +11,7 @@
 //                                    SOAK_LIVE=20 live processes; SOAK_VERBOSE=1 prints a line every 30 s)
 import { fork, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import v8 from 'node:v8';
@@ -139,13 +141,34 @@ function startDriver() {
   };
 }
 
+/** Open descriptors: kernel exit handles (pidfds, one per live record the kernel watches) apart from the rest. */
+function descriptors() {
+  let pidfds = 0;
+  let other = 0;
+  for (const fd of readdirSync('/proc/self/fd')) {
+    let target = '';
+    try {
+      target = readlinkSync(`/proc/self/fd/${fd}`);
+    } catch {
+      continue; // the listing's own descriptor, closed by now
+    }
+    if (target === 'anon_inode:[pidfd]') pidfds++;
+    else other++;
+  }
+  return { pidfds, other };
+}
+
+let watcher;
 function measure() {
   gc();
   gc();
   const m = process.memoryUsage();
-  return { rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, fds: readdirSync('/proc/self/fd').length };
+  const { pidfds, other } = descriptors();
+  const handles = watcher ? watcher.exitWatch().kernel.length : 0;
+  return { rss: m.rss, heap: m.heapUsed, heapTotal: m.heapTotal, fds: other, pidfds, handles };
 }
-const show = (m) => `rss ${mb(m.rss)}, heap ${mb(m.heap)} of ${mb(m.heapTotal)}, open fds ${m.fds}`;
+const show = (m) =>
+  `rss ${mb(m.rss)}, heap ${mb(m.heap)} of ${mb(m.heapTotal)}, open fds ${m.fds} + ${m.pidfds} pidfds (${m.handles} records watched by the kernel)`;
 
 async function main() {
   // The consumer: applies events to its own view, by path, checking that the sequence is well formed.
@@ -153,7 +176,7 @@ async function main() {
   const counts = { added: 0, changed: 0, died: 0, removed: 0 };
   let malformed = 0;
   let errors = 0;
-  const w = watch(configDir, { interval: INTERVAL, snapshotFile });
+  const w = (watcher = watch(configDir, { interval: INTERVAL, snapshotFile }));
   w.on('error', (err) => {
     console.error('watch error:', err);
     errors++;
@@ -207,7 +230,10 @@ async function main() {
   console.log(`churn: ${writes} writes in ${seconds.toFixed(0)}s (with warm-up); events ${JSON.stringify(counts)}`);
   console.log(`end state: ${truth.length} records, view ${view.size}, mismatches ${mismatches}, malformed ${malformed}, errors ${errors}, snapshot sessions ${Object.keys(snap.sessions).length}`);
   console.log(`rss growth ${mb(growth)} (must be < ${mb(RSS_LIMIT)}), fd change ${end.fds - start.fds} (must be 0)`);
-  const ok = growth < RSS_LIMIT && end.fds === start.fds && mismatches === 0 && malformed === 0 && errors === 0;
+  // Exit handles come and go with live sessions: each must belong to a record the kernel watches.
+  const handlesHeld = start.pidfds === start.handles && end.pidfds === end.handles;
+  console.log(`pidfds ${start.pidfds} → ${end.pidfds}, records watched by the kernel ${start.handles} → ${end.handles} (must match)`);
+  const ok = growth < RSS_LIMIT && end.fds === start.fds && handlesHeld && mismatches === 0 && malformed === 0 && errors === 0;
   console.log(ok ? 'soak: PASS' : 'soak: FAIL');
   process.exit(ok ? 0 : 1);
 }

@@ -7,6 +7,10 @@
 #include <string>
 #include <vector>
 
+namespace ccs {
+void RegisterExitWatch(Napi::Env env, Napi::Object exports);  // exit_poller.cc
+}  // namespace ccs
+
 namespace {
 
 Napi::Value Probe(const Napi::CallbackInfo& info) {
@@ -71,6 +75,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
   exports.Set("readFiles", Napi::Function::New(env, ReadFiles, "readFiles"));
   exports.Set("clockTicks", Napi::Number::New(env, static_cast<double>(ccs::ClockTicksPerSecond())));
+  ccs::RegisterExitWatch(env, exports);
   return exports;
 }
 

@@ -4,7 +4,7 @@
  */
 import { formatLstart } from '../proc/lstart.js';
 import { jsReadFiles, nativeReadFiles, type FileBatch, type ReadFiles } from './files.js';
-import { loadNativeAddon } from './load.js';
+import { loadNativeAddon, type NativeAddon } from './load.js';
 import { nativeBackend } from './native.js';
 import { jsLinuxBackend } from './js-linux.js';
 import { killOnlyBackend } from './kill-only.js';
@@ -36,6 +36,8 @@ interface Selection {
   /** The batch file reader that goes with it: the addon's, or the JS twin. */
   read: ReadFiles;
   info: BackendInfo;
+  /** The addon, when it serves (kernel exit notification rides on it: lib/backend/exits.ts). */
+  addon?: NativeAddon;
 }
 
 let current: Selection | undefined;
@@ -64,7 +66,7 @@ function select(): Selection {
   }
   const loaded = loadNativeAddon();
   if (loaded.addon) {
-    return { probe: nativeBackend(loaded.addon), read: nativeReadFiles(loaded.addon), info: { name: 'native' } };
+    return { probe: nativeBackend(loaded.addon), read: nativeReadFiles(loaded.addon), info: { name: 'native' }, addon: loaded.addon };
   }
   if (forced === 'native') throw new Error(`CC_SESSIONS_BACKEND=native, but the addon cannot load: ${loaded.reason}`);
   return fallback(loaded.reason);
@@ -87,6 +89,11 @@ export function probeBackend(): ProbeBackend {
 /** Reads `names` inside `dir` in one batch with the selected backend's reader. Never throws for file errors. */
 export function readFiles(dir: string, names: readonly string[], maxBytes: number): FileBatch {
   return selected().read(dir, names, maxBytes);
+}
+
+/** The loaded addon when the native backend serves, else undefined. */
+export function servingAddon(): NativeAddon | undefined {
+  return selected().addon;
 }
 
 /** Forgets the selected backend so the next call selects again (tests switch CC_SESSIONS_BACKEND). */

@@ -54,7 +54,7 @@ describeWithClaude('prune removes exactly the phantoms of real sessions, never a
     const churning = Promise.all([churn(churn1!, 'SLOW 300 a', false), churn(churn2!, 'SLOW 700 b', false), churn(asks!, 'TOOL', true)]);
     const newcomer = h.lab.start('newcomer');
 
-    const removed: Array<{ pid: number; verdict: string; keys: string[] }> = [];
+    const removed: Array<{ pid: number; verdict: string; keys: readonly string[] }> = [];
     const missing: string[] = [];
     const deadline = Date.now() + 60_000;
     let round = 0;

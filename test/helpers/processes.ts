@@ -67,7 +67,7 @@ export function procStartTicks(pid: number): string | undefined {
   }
 }
 
-async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
+export async function until(check: () => boolean, what: string, timeoutMs = 10_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);

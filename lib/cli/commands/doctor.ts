@@ -4,6 +4,7 @@
  */
 import { readdirSync } from 'node:fs';
 import { backend } from '../../backend/index.js';
+import { exitNotification } from '../../backend/exits.js';
 import { scanRegistry } from '../../registry/read/scan.js';
 import { sessionsDir } from '../../registry/config.js';
 import { isCandidateName } from '../../registry/config.js';
@@ -76,7 +77,7 @@ export const doctor: Command = {
   summary: 'show the backend and why, platform, pidDomain, folders read, skipped files and why',
   usage: 'doctor [options]',
   details: `
---json prints {"version", "backend": {"name", "reason"}, "platform", "arch", "node", "pidDomain", "wsl",
+--json prints {"version", "backend": {"name", "reason"}, "exits": {"mode", "mechanism", "reason"}, "platform", "arch", "node", "pidDomain", "wsl",
 "folders": [{"configDir", "source", "sessionsDir", "exists", "candidates", "ignored", "legacy", "stranded",
 "pruneLeftovers", "error"}] (legacy: pid-<n>.json files of older Claude Code; stranded: copies an interrupted
 prune left aside of a missing <pid>.json, read as the claims they are; pruneLeftovers: other copies and
@@ -99,6 +100,7 @@ journals a prune left; the next cc-sessions prune settles both),
     const report = {
       version: readVersion(),
       backend: { name: b.name, reason: b.reason ?? null },
+      exits: exitNotification(), // how `watch` learns of exits: { mode: 'kernel' | 'interval', mechanism?, reason? }
       platform: process.platform,
       arch: process.arch,
       node: process.version,
@@ -116,6 +118,7 @@ journals a prune left; the next cc-sessions prune settles both),
     const lines = [
       `cc-sessions ${report.version}`,
       `backend    ${b.name === 'native' ? paint.green('native') : paint.yellow(b.name)}${b.reason ? ` (${b.reason})` : ''}`,
+      `exits      ${report.exits.mode === 'kernel' ? `kernel (${report.exits.mechanism})` : `interval probe (${report.exits.reason})`}`,
       `platform   ${report.platform} ${report.arch}, node ${report.node}${report.wsl ? ', WSL' : ''}`,
       `pidDomain  ${report.pidDomain}`,
     ];

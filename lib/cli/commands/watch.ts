@@ -1,4 +1,6 @@
 /** `cc-sessions watch`: registry changes as NDJSON, one event per line, until stopped. */
+import { watchHangup } from '../../backend/exits.js';
+import { watchSettings } from '../../registry/watch/options.js';
 import { watch as watchRegistry } from '../../registry/watch/watch.js';
 import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
@@ -15,8 +17,9 @@ export const watch: Command = {
 One JSON object per line: {"type": "added"|"changed"|"died"|"removed", "time": EPOCH_MS,
 "fields": [NAME...], "record": RECORD}. The records present at the start come first as "added";
 "fields" names what changed (empty for added and removed); "died" means the verdict turned provably
-dead. Liveness is re-probed every --interval ms (default 1000). --snapshot FILE keeps a snapshot
-(see \`snapshot --help\`) up to date, replaced atomically. Output is always NDJSON (--json is implied).
+dead. Exits come from the kernel where it can tell (see \`doctor\`); other records are re-probed
+every --interval ms (default 1000; 10 to 2147483647). --snapshot FILE keeps a snapshot (see
+\`snapshot --help\`) up to date, replaced atomically. Output is always NDJSON (--json is implied).
 Ends on SIGINT or SIGTERM with exit 0, or when the reader of its output goes away.
 --statusline-dir DIR keeps DIR/<pid>, the statusline line of each live session (see \`statusline
 --help\` for --format); --exec CMD runs CMD per event with CC_SESSIONS_EVENT, _PID, _NAME, _STATUS,
@@ -28,9 +31,14 @@ _WAITING_FOR, _CWD … in its environment (docs/statusline.md).`,
   },
   run(ctx) {
     const interval = ctx.flags.interval as number | undefined;
-    if (interval !== undefined && interval < 10) throw new UsageError('--interval must be at least 10 (ms)');
     const snapshotFile = ctx.flags.snapshot as string | undefined;
-    const watcher = watchRegistry(ctx.configDirs, { env: ctx.env, interval, snapshotFile });
+    const options = { env: ctx.env, interval, snapshotFile };
+    try {
+      watchSettings(options); // the library's own rule, so the two cannot disagree
+    } catch (error) {
+      throw new UsageError((error as Error).message.replace(/^watch: options\.interval /, '--interval '));
+    }
+    const watcher = watchRegistry(ctx.configDirs, options);
     let outputs;
     try {
       // A report must never end the watch (a closed stderr throws EBADF): its line files would go with it.
@@ -60,6 +68,9 @@ _WAITING_FOR, _CWD … in its environment (docs/statusline.md).`,
       };
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
+      // Noticed at once, not at the next write, which on a quiet registry may be hours away
+      // (`cc-sessions watch | head -1`). Without the addon, the next write's EPIPE ends it.
+      watchHangup(1, stop);
     });
   },
 };

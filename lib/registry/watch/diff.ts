@@ -16,11 +16,37 @@ export type WatchEvent =
 
 export type WatchEventType = WatchEvent['type'];
 
-function sameValue(a: unknown, b: unknown): boolean {
-  if (Object.is(a, b)) return true;
-  if (a === null || b === null || typeof a !== 'object' || typeof b !== 'object') return false;
-  // Nested values of a parsed document (arrays, objects): equal when they serialise the same.
-  return JSON.stringify(a) === JSON.stringify(b);
+/**
+ * Deep equality of two parsed JSON values, walked with an explicit stack: a document nested thousands
+ * of levels deep (still far under the 256 KiB cap) must not overflow the call stack, as a recursive
+ * walk or `JSON.stringify` would. Key order does not matter; JSON has no cycles.
+ */
+export function sameValue(a: unknown, b: unknown): boolean {
+  const stack: unknown[] = [a, b];
+  while (stack.length > 0) {
+    const y = stack.pop();
+    const x = stack.pop();
+    if (Object.is(x, y)) continue;
+    if (x === null || y === null || typeof x !== 'object' || typeof y !== 'object') return false;
+    const xArray = Array.isArray(x);
+    if (xArray !== Array.isArray(y)) return false;
+    if (xArray) {
+      const xs = x as unknown[];
+      const ys = y as unknown[];
+      if (xs.length !== ys.length) return false;
+      for (let i = 0; i < xs.length; i++) stack.push(xs[i], ys[i]);
+      continue;
+    }
+    const xo = x as Record<string, unknown>;
+    const yo = y as Record<string, unknown>;
+    const keys = Object.keys(xo);
+    if (keys.length !== Object.keys(yo).length) return false;
+    for (const key of keys) {
+      if (!Object.hasOwn(yo, key)) return false;
+      stack.push(xo[key], yo[key]);
+    }
+  }
+  return true;
 }
 
 /**

@@ -7,6 +7,13 @@
 import { statSync, watch as fsWatch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
 
+/** What changes when a folder gains, loses or renames an entry (or is replaced). */
+export interface FolderStamp {
+  ino: number;
+  mtimeMs: number;
+  ctimeMs: number;
+}
+
 export interface DirEvents {
   /** A file in the folder may have changed (`null`: the OS did not say which: rescan the folder). */
   onFile(name: string | null): void;
@@ -41,7 +48,7 @@ export class DirWatch {
    * Attaches (or re-attaches, when the folder was replaced) the OS watches. Returns whether the folder
    * exists, and whether OS events cover it: then a periodic rescan is only a safety net.
    */
-  sync(): { exists: boolean; watched: boolean } {
+  sync(): { exists: boolean; watched: boolean; stamp?: FolderStamp } {
     if (this.closed) return { exists: false, watched: false };
     const stat = statSync(this.dir, { throwIfNoEntry: false });
     const exists = stat !== undefined && stat.isDirectory();
@@ -62,7 +69,7 @@ export class DirWatch {
     }
     // A missing folder is covered when its parent is watched (its creation will be reported).
     const watched = exists ? this.folder !== undefined && this.parent !== undefined : this.parent !== undefined;
-    return { exists, watched };
+    return { exists, watched, stamp: exists ? { ino: stat.ino, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs } : undefined };
   }
 
   private broken(): void {

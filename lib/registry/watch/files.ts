@@ -7,9 +7,15 @@
 import { lstatSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { pidFromName } from '../config.js';
+import { strandedPid } from '../prune/names.js';
 import { readBatch } from '../read/candidates.js';
 import { parseClaim, type Claim } from '../read/schema.js';
 import type { SessionRecord, SkipReason } from '../types.js';
+
+/** The PID a claim's file name carries: `<pid>.json`, or a stranded copy's `.<pid>.json.prune-<hex>`. */
+function claimPid(name: string): number {
+  return (pidFromName(name) ?? strandedPid(name))!;
+}
 
 /**
  * File timestamps come from a coarse clock (a jiffy; a second or two on some filesystems), so a file
@@ -25,6 +31,8 @@ export interface FileStamp {
 }
 
 export interface FileState {
+  /** The file's path (its key in the table). */
+  path: string;
   stamp: FileStamp;
   /** Date.now() just before the stat this state was read at. */
   readAt: number;
@@ -39,6 +47,11 @@ export type ReadOutcome =
   | { path: string; kind: 'gone' }
   | { path: string; kind: 'claim'; claim: Claim; stamp: FileStamp; readAt: number }
   | { path: string; kind: 'skip'; reason: SkipReason; stamp: FileStamp; readAt: number };
+
+/** A file whose mtime was within RACY_WINDOW_MS of its read, or caught mid-write: its stamp proves nothing yet. */
+export function needsLook(state: FileState): boolean {
+  return state.pending !== undefined || state.stamp.mtimeMs >= state.readAt - RACY_WINDOW_MS;
+}
 
 export function sameStamp(a: FileStamp, b: FileStamp): boolean {
   return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
@@ -73,12 +86,7 @@ export function checkFiles(
       continue;
     }
     const known = table.get(path);
-    const fresh =
-      known !== undefined &&
-      known.pending === undefined &&
-      !force(path) &&
-      sameStamp(known.stamp, stamp) &&
-      known.stamp.mtimeMs < known.readAt - RACY_WINDOW_MS;
+    const fresh = known !== undefined && !needsLook(known) && !force(path) && sameStamp(known.stamp, stamp);
     if (fresh) continue;
     const dir = dirname(path);
     let batch = toRead.get(dir);
@@ -93,7 +101,7 @@ export function checkFiles(
     batch.forEach(({ path, stamp, readAt }, i) => {
       const read = at(i);
       let parsed: Claim | SkipReason;
-      if (read.ok) parsed = parseClaim(read.bytes, path, pidFromName(basename(path))!);
+      if (read.ok) parsed = parseClaim(read.bytes, path, claimPid(basename(path)));
       else if (read.reason !== 'missing') parsed = read.reason;
       else {
         if (table.has(path)) outcomes.push({ path, kind: 'gone' });

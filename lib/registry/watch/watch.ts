@@ -1,119 +1,100 @@
 /**
- * watch (docs/watch.md): a live view of the registry for pollers, reported as events.
+ * Watching the registry (docs/watch.md). The Watcher wires the parts together and keeps the clock:
  *
- * - File events come from the OS (watch-dirs.ts); they only mark files or folders to look at. A short
- *   debounce later the marked files are re-read (one batch per folder) and diffed.
- * - Every `interval`, liveness of every record is re-probed in ONE batch (judgeVerdicts): no file I/O.
- *   Dead records are probed too, so the view stays what readRecords would say (a reaped zombie turns
- *   `gone`, a reused PID `recycled`: `changed` events, since neither is a new death).
- *   Every `rescanEvery`-th interval, and every interval for a folder the OS does not watch, a rescan
- *   (readdir + one lstat per candidate) re-reads only files whose inode, size or mtime changed.
+ * - OS file events (dirs.ts) mark files dirty; after a short debounce the dirty files are re-read
+ *   (files.ts) and the view (table.ts) turns what changed into events.
+ * - Exits come from the kernel where it can tell (exits.ts: a pidfd or kqueue per live record, within
+ *   a budget): such a record is not re-probed; its `died` arrives as the process ends. Every other
+ *   record is re-probed in one batch per interval.
+ * - Every `rescanEvery`-th interval a rescan (plan.ts) re-reads what OS events could have missed: a
+ *   cheap one (the folder's stat; a listing only if it changed) and, every FULL_SWEEP_EVERY-th time
+ *   and every interval for a folder the OS does not watch, a full one (readdir + one lstat per
+ *   candidate). Either re-reads only files whose inode, size or mtime changed.
+ * - Events reach iterators (queue.ts, bounded by coalescing) and listeners (deliver.ts) so that no
+ *   listener can stop the watcher or cost another record its event.
  *
  * What is guaranteed, per file path: the events form a well-formed sequence (added, then changed/died
  * any number of times, then removed, then possibly added again); an event is emitted only when the
  * record differs from the last one reported for that path (never twice for the same state); and once
- * the files stop changing, the last state (content and verdict) is reported within one interval (a
- * rescan interval if the OS reported nothing). Intermediate states of a file rewritten faster than it
+ * the files stop changing, the last state (content and verdict) is reported within one interval. If
+ * the OS reported nothing, a file created, removed or racily read is found by the next rescan, an
+ * in-place rewrite by the next full sweep. Intermediate states of a file rewritten faster than it
  * is read are coalesced: a watcher sees states, not writes.
  */
 import { EventEmitter } from 'node:events';
 import { join } from 'node:path';
 import { isCandidateName, resolveSessionsDirs } from '../config.js';
-import { listCandidates } from '../read/candidates.js';
+import { strandedPid } from '../prune/names.js';
 import { snapshotOf, type Snapshot } from '../snapshot.js';
-import { DEAD_VERDICTS, type ConfigDirs, type ReadOptions, type SessionRecord, type Verdict } from '../types.js';
-import { judgeClaims, judgeVerdicts } from '../verdict.js';
+import type { ConfigDirs, SessionRecord } from '../types.js';
+import { deliver, surface } from './deliver.js';
+import type { WatchEvent } from './diff.js';
 import { DirWatch } from './dirs.js';
-import { transition, type WatchEvent } from './diff.js';
-import { checkFiles, sameStamp, type FileState, type ReadOutcome } from './files.js';
+import { ExitTracker } from './exits.js';
+import { checkFiles } from './files.js';
+import { watchSettings, type WatchOptions, type WatchSettings } from './options.js';
+import { ScanPlan } from './plan.js';
 import { EventQueue } from './queue.js';
 import { SnapshotKeeper } from './snapshot-file.js';
+import { RecordTable } from './table.js';
 
-export interface WatchOptions extends ReadOptions {
-  /** Liveness re-probe period in ms (default 1000). */
-  interval?: number;
-  /** A full rescan every this many intervals, as a safety net under OS file events (default 10). */
-  rescanEvery?: number;
-  /** Report the records present at the start as `added` (default true). */
-  initial?: boolean;
-  /** Keep this snapshot file up to date: written at the start, then on every change, at most once per interval. */
-  snapshotFile?: string;
-}
+export type { WatchOptions } from './options.js';
 
 /** After an OS file event, wait this long for the writer (Claude Code writes non-atomically) before reading. */
 const DEBOUNCE_MS = 10;
-
-function positive(value: unknown, name: string, fallback: number, integer = false): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new TypeError(`watch: ${name} must be a positive ${integer ? 'integer' : 'number'} (got ${String(value)})`);
-  }
-  return value;
-}
-
-function withVerdict(record: SessionRecord, verdict: Verdict): SessionRecord {
-  return Object.freeze({ ...record, verdict, live: !DEAD_VERDICTS.has(verdict) });
-}
+/** Under working OS events, every this many-th rescan lstats every file (the others are cheap: plan.ts). */
+const FULL_SWEEP_EVERY = 30;
 
 export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
   readonly interval: number;
-  private readonly rescanEvery: number;
-  private readonly retryDelayMs: number;
+  private readonly settings: WatchSettings;
   private readonly keeper: SnapshotKeeper | undefined;
   private readonly dirs: DirWatch[];
-  private readonly unwatched = new Set<DirWatch>();
-  private readonly files = new Map<string, FileState>();
-  private readonly dirty = new Set<string>();
-  private readonly rescan = new Set<DirWatch>();
-  private readonly queues = new Set<EventQueue<WatchEvent>>();
+  private readonly table: RecordTable;
+  private readonly exits: ExitTracker;
+  private readonly plan = new ScanPlan();
+  private readonly queues = new Set<EventQueue>();
   private ticks = 0;
   private tickTimer: NodeJS.Timeout | undefined;
   private flushTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  constructor(configDirs: ConfigDirs, options: WatchOptions = {}) {
+  constructor(configDirs: ConfigDirs, options?: WatchOptions) {
     super();
-    if (options === null || typeof options !== 'object') throw new TypeError('watch: options must be an object');
-    this.interval = positive(options.interval, 'interval', 1000);
-    this.rescanEvery = positive(options.rescanEvery, 'rescanEvery', 10, true);
-    this.retryDelayMs = options.retryDelayMs === undefined ? 25 : Math.max(0, Number(options.retryDelayMs) || 0);
-    this.dirs = resolveSessionsDirs(configDirs, options.env).map((dir) => {
+    const settings = (this.settings = watchSettings(options));
+    this.interval = settings.interval;
+    this.table = new RecordTable(settings.retryDelayMs, (path, delay) => {
+      this.plan.markFile(path);
+      this.scheduleFlush(delay);
+    });
+    this.exits = new ExitTracker(settings.exitHandles, (path) => this.step(() => this.table.probe(() => false, [path])));
+    this.dirs = resolveSessionsDirs(configDirs, settings.env).map((dir) => {
       const own: DirWatch = new DirWatch(dir, { onFile: (name) => this.onFile(own, name), onFolder: () => this.mark(own) });
       return own;
     });
     // The first view is read now, so records() and snapshot() answer at once; its `added` events are
     // emitted on the next turn, after the caller has attached listeners or started iterating.
-    for (const d of this.dirs) this.rescan.add(d);
-    let initial: WatchEvent[];
+    for (const d of this.dirs) this.plan.markFolder(d, 'full');
     try {
-      initial = this.collect();
-    } catch (err) {
-      this.close(); // a folder that cannot be listed (RegistryUnreadableError): release the OS watches
-      throw err;
-    }
-    if (options.initial !== false && initial.length > 0) {
-      setImmediate(() => {
-        if (!this.closed) this.emitAll(initial);
-      });
-    }
-    if (options.snapshotFile !== undefined) {
-      this.keeper = new SnapshotKeeper(options.snapshotFile, this.interval, () => this.snapshot(), (e) => this.fail(e));
-      // The first write throws (a folder that does not exist, no permission): a usage error is loud at once.
-      try {
+      const added = this.collect();
+      // A death the re-probe of new handles found is news even with `initial: false`.
+      const initial = [...(settings.initial ? added : []), ...this.watchExits()];
+      if (initial.length > 0) setImmediate(() => this.publish(initial));
+      if (settings.snapshotFile !== undefined) {
+        this.keeper = new SnapshotKeeper(settings.snapshotFile, this.interval, () => this.snapshot(), (e) => surface(this, [e], true));
+        // The first write throws (a folder that does not exist, no permission): a usage error is loud at once.
         this.keeper.writeNow();
-      } catch (err) {
-        this.close();
-        throw err;
       }
+    } catch (err) {
+      this.close(); // releases the OS watches and exit handles already taken
+      throw err;
     }
     this.tickTimer = setInterval(() => this.tick(), this.interval);
   }
 
   /** The current view: every record, live or not, sorted by PID. */
   records(): SessionRecord[] {
-    const out: SessionRecord[] = [];
-    for (const state of this.files.values()) if (state.record) out.push(state.record);
-    return out.sort((a, b) => a.pid - b.pid || (a.path < b.path ? -1 : 1));
+    return this.table.records();
   }
 
   /** The snapshot (docs/watch.md) of the current view, without touching the files. */
@@ -121,32 +102,38 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     return snapshotOf(this.records());
   }
 
-  /** Re-probes liveness now (what every interval does): one batch probe, no file I/O. */
+  /** Re-probes now what every interval re-probes (records without a kernel exit handle): one batch probe, no file I/O. */
   poll(): void {
-    if (this.closed) return;
-    this.emitAll(this.probe());
+    this.step(() => this.table.probe((path) => this.exits.has(path)));
   }
 
-  /** Rescans every folder now (what every `rescanEvery`-th interval does): readdir, one lstat per candidate. */
+  /** A full sweep of every folder now (what every 30th periodic rescan is): readdir, one lstat per candidate. */
   rescanNow(): void {
-    if (this.closed) return;
-    for (const d of this.dirs) this.rescan.add(d);
-    this.guard(() => this.emitAll(this.collect()));
+    for (const d of this.dirs) this.plan.markFolder(d, 'full');
+    this.step(() => this.collect());
   }
 
-  /** Releases everything: OS watches, timers, iterators (they end after what they already hold). */
+  /** How the exits of live local records are followed now, by PID: a kernel exit handle, or the interval probe. */
+  exitWatch(): { kernel: number[]; interval: number[] } {
+    const kernel: number[] = [];
+    const interval: number[] = [];
+    for (const r of this.records()) if (r.live && r.verdict !== 'foreign') (this.exits.has(r.path) ? kernel : interval).push(r.pid);
+    return { kernel, interval };
+  }
+
+  /** Releases everything: OS watches, exit handles, timers, iterators (they end after what they already hold). */
   close(): void {
     if (this.closed) return;
     this.closed = true;
     clearInterval(this.tickTimer);
     clearTimeout(this.flushTimer);
     this.keeper?.close();
+    this.exits.close();
     for (const d of this.dirs) d.close();
     for (const q of this.queues) q.end();
     this.queues.clear();
-    this.files.clear();
-    this.dirty.clear();
-    this.rescan.clear();
+    this.table.clear();
+    this.plan.clear();
     this.emit('close');
   }
 
@@ -156,21 +143,23 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
 
   /** Each iterator sees the events emitted after it was created. Leaving the loop early closes the watcher. */
   [Symbol.asyncIterator](): AsyncIterableIterator<WatchEvent> {
-    const queue = new EventQueue<WatchEvent>(() => this.close());
+    const queue = new EventQueue(() => this.close());
     if (this.closed) queue.end();
     else this.queues.add(queue);
     return queue;
   }
 
   private onFile(dir: DirWatch, name: string | null): void {
-    if (name === null) this.rescan.add(dir);
-    else if (isCandidateName(name)) this.dirty.add(join(dir.dir, name));
+    // A prune's aside copy of a record comes and goes with its `<pid>.json`: whether it is a claim
+    // depends on the listing (docs/prune.md), so the folder is listed again.
+    if (name === null || strandedPid(name) !== undefined) this.plan.markFolder(dir, 'full');
+    else if (isCandidateName(name)) this.plan.markFile(join(dir.dir, name));
     else return;
     this.scheduleFlush(DEBOUNCE_MS);
   }
 
   private mark(dir: DirWatch): void {
-    this.rescan.add(dir);
+    this.plan.markFolder(dir, 'full');
     this.scheduleFlush(DEBOUNCE_MS);
   }
 
@@ -178,126 +167,79 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     if (this.closed || this.flushTimer !== undefined) return;
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
-      this.guard(() => this.emitAll(this.collect()));
+      this.step(() => this.collect());
     }, delay);
   }
 
   private tick(): void {
-    this.guard(() => {
+    this.step(() => {
       this.ticks++;
-      const full = this.ticks % this.rescanEvery === 0;
-      for (const d of this.dirs) if (full || this.unwatched.has(d)) this.rescan.add(d);
-      // Files first (they may add, change or remove records), then one probe of every record.
+      const every = this.settings.rescanEvery;
+      const rescan = this.ticks % every === 0;
+      const sweep = this.ticks % (every * FULL_SWEEP_EVERY) === 0;
+      for (const d of this.dirs) {
+        if (sweep || this.plan.isUnwatched(d)) this.plan.markFolder(d, 'full');
+        else if (rescan) this.plan.markFolder(d, 'cheap');
+      }
+      // Files first (they may add, change or remove records), then one probe of the records the kernel does not watch.
       const events = this.collect();
-      events.push(...this.probe());
-      this.emitAll(events);
+      // When the kernel watches every record, there is nothing to probe (and no walk over the table).
+      if (this.table.claims > this.exits.size) events.push(...this.table.probe((path) => this.exits.has(path)));
+      return events;
     });
   }
 
-  /** Runs a step; a failure is reported as 'error' when someone listens, and never stops the watcher. */
-  private guard(step: () => void): void {
+  /**
+   * Runs one step of the watcher and publishes its events. A failure of the step itself (an
+   * unexpected read error) is reported as `error` when someone listens and never stops the watcher.
+   */
+  private step(run: () => WatchEvent[]): void {
     if (this.closed) return;
+    let events: WatchEvent[];
     try {
-      step();
+      events = run();
+      if (events.length > 0) events.push(...this.watchExits());
     } catch (err) {
-      this.fail(err);
+      surface(this, [err], true);
+      return;
     }
+    this.publish(events);
   }
 
-  private fail(err: unknown): void {
-    if (this.listenerCount('error') > 0) this.emit('error', err);
+  /** Hands out and takes back exit handles after the view changed; the re-probe of new handles may add events. */
+  private watchExits(): WatchEvent[] {
+    const opened = this.exits.sync(this.table.files);
+    if (opened.length === 0) return [];
+    const events = this.table.probe(() => false, opened);
+    if (events.length > 0) this.exits.sync(this.table.files); // releases what the re-probe found dead
+    return events;
+  }
+
+  private publish(events: readonly WatchEvent[]): void {
+    if (events.length === 0 || this.closed) return;
+    const thrown = deliver(this, events, this.queues, () => this.closed);
+    if (!this.closed) this.keeper?.changed();
+    surface(this, thrown);
   }
 
   /** Reads what was marked (dirty files, folders to rescan) and turns the outcomes into events. */
   private collect(): WatchEvent[] {
-    const paths = new Set<string>();
-    for (const d of this.rescan) {
-      const { exists, watched } = d.sync();
-      if (watched) this.unwatched.delete(d);
-      else this.unwatched.add(d);
-      if (exists) for (const name of listCandidates(d.dir)) paths.add(join(d.dir, name));
-      for (const path of this.files.keys()) if (path.startsWith(d.dir + '/') || path.startsWith(d.dir + '\\')) paths.add(path);
-    }
-    this.rescan.clear();
-    const forced = new Set(this.dirty);
-    for (const path of this.dirty) paths.add(path);
-    this.dirty.clear();
+    const { paths, named, unlistable } = this.plan.take(this.table.files, this.table.suspects);
+    // Said, not swallowed: a dashboard must not show an empty registry it could not read. Deferred, so
+    // that listeners attached just after the constructor hear about the first read too.
+    if (unlistable.length > 0) process.nextTick(() => this.closed || surface(this, unlistable, true));
     if (paths.size === 0) return [];
-    return this.apply(checkFiles(paths, this.files, (p) => forced.has(p)));
-  }
-
-  private apply(outcomes: ReadOutcome[]): WatchEvent[] {
-    const events: WatchEvent[] = [];
-    const claims = outcomes.filter((o) => o.kind === 'claim');
-    const records = judgeClaims(claims.map((o) => o.claim)); // one batch probe for every file read
-    claims.forEach((o, i) => {
-      const previous = this.files.get(o.path)?.record;
-      const record = records[i]!;
-      const event = transition(previous, record);
-      this.files.set(o.path, { stamp: o.stamp, readAt: o.readAt, claim: o.claim, record: event || !previous ? record : previous });
-      if (event) events.push(event);
-    });
-    const now = Date.now();
-    for (const o of outcomes) {
-      if (o.kind === 'gone') {
-        const previous = this.files.get(o.path)?.record;
-        this.files.delete(o.path);
-        if (previous) events.push({ type: 'removed', record: previous });
-      } else if (o.kind === 'skip') {
-        const state = this.files.get(o.path);
-        if (state?.record === undefined) {
-          this.files.set(o.path, { stamp: o.stamp, readAt: o.readAt, record: undefined, claim: undefined });
-        } else if (state.pending && sameStamp(state.pending.stamp, o.stamp) && now - state.pending.since >= this.retryDelayMs) {
-          // Unchanged across the re-read pause: not a write in progress, the record is gone.
-          this.files.set(o.path, { stamp: o.stamp, readAt: o.readAt, record: undefined, claim: undefined });
-          events.push({ type: 'removed', record: state.record });
-        } else {
-          // Claude Code writes in place: an empty or half-written file is usually a write in progress.
-          // Keep the record and look again after the pause (and again while the file keeps changing).
-          if (!state.pending || !sameStamp(state.pending.stamp, o.stamp)) state.pending = { stamp: o.stamp, since: now };
-          this.dirty.add(o.path);
-          this.scheduleFlush(this.retryDelayMs);
-        }
-      }
-    }
-    return events;
-  }
-
-  /** One batch probe of every record's liveness; records whose verdict changed become events. */
-  private probe(): WatchEvent[] {
-    const states: FileState[] = [];
-    for (const state of this.files.values()) if (state.record && state.claim) states.push(state);
-    if (states.length === 0) return [];
-    const verdicts = judgeVerdicts(states.map((s) => s.claim!));
-    const events: WatchEvent[] = [];
-    states.forEach((state, i) => {
-      const previous = state.record!;
-      if (verdicts[i] === previous.verdict) return;
-      const record = withVerdict(previous, verdicts[i]!);
-      state.record = record;
-      events.push(transition(previous, record)!);
-    });
-    return events;
-  }
-
-  private emitAll(events: readonly WatchEvent[]): void {
-    if (events.length === 0 || this.closed) return;
-    for (const event of events) {
-      if (this.closed) return; // a listener closed the watcher
-      for (const q of this.queues) q.push(event);
-      this.emit(event.type, event);
-      this.emit('change', event);
-    }
-    this.keeper?.changed();
+    return this.table.apply(checkFiles(paths, this.table.files, (p) => named.has(p)));
   }
 }
 
 /**
  * Watches the registry (docs/watch.md): an EventEmitter of `added`, `changed`, `died`,
  * `removed` (and `change` for all four, `error`, `close`) and an async iterable of the same events.
- * Call `close()` when done: the watcher holds OS watches and timers until then. Failures after the
- * start (a snapshot write, an unexpected read error) are emitted as `error` when someone listens and
- * never stop the watcher; with no `error` listener they are dropped, never thrown.
+ * Call `close()` when done: the watcher holds OS watches, exit handles and timers until then. A
+ * listener that throws does not stop the watcher: the error is emitted as `error` when someone listens,
+ * else thrown as an EventEmitter would (uncaught). The watcher's own failures (a snapshot write, an
+ * unexpected read error) are emitted as `error` when someone listens, else dropped.
  */
 export function watch(configDirs?: ConfigDirs, options?: WatchOptions): Watcher {
   return new Watcher(configDirs, options);

@@ -118,3 +118,55 @@ export function collect(watcher: Watcher): Collected {
 export function brief(e: WatchEvent): string {
   return `${e.type}:${e.record.pid}:${e.record.verdict}${'fields' in e ? `:${e.fields.join(',')}` : ''}`;
 }
+
+/**
+ * Bundles `contents` (TypeScript importing from `./lib/...`) and runs it in a fresh Node with `args`.
+ * Bundled under the package root (not /tmp) so that under CC_SESSIONS_BACKEND=native (which the child
+ * inherits) it finds binding.gyp and loads the addon. Resolves with its exit code (-1: it had to be
+ * killed after `timeoutMs`), stdout and stderr.
+ */
+export async function runScript(
+  contents: string,
+  args: readonly string[],
+  timeoutMs = 20_000,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const { build } = await import('esbuild');
+  const { spawn } = await import('node:child_process');
+  const cacheDir = mkdtempSync(join(process.cwd(), 'node_modules', '.cache', 'ccs-watch-script-'));
+  try {
+    const script = join(cacheDir, 'child.mjs');
+    await build({
+      stdin: { contents, resolveDir: process.cwd(), loader: 'ts' },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: script,
+      external: ['node-gyp-build'],
+      logLevel: 'silent',
+    });
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const code = await new Promise<number | null>((resolve) => {
+      const timer = setTimeout(() => {
+        child.kill('SIGKILL');
+        resolve(-1);
+      }, timeoutMs);
+      child.once('exit', (c) => {
+        clearTimeout(timer);
+        resolve(c);
+      });
+    });
+    return { code, stdout, stderr };
+  } finally {
+    rmSync(cacheDir, { recursive: true, force: true });
+  }
+}
+
+/** The JSON text of a value nested `depth` levels deep (objects and arrays alternating), `leaf` innermost. */
+export function deepText(depth: number, leaf = '1'): string {
+  const pairs = Math.ceil(depth / 2);
+  return '{"d":['.repeat(pairs) + leaf + ']}'.repeat(pairs);
+}

@@ -1,0 +1,121 @@
+/**
+ * Kernel notification (docs/watch.md): a descriptor per watched process that turns readable when it
+ * exits (Linux pidfd_open(2), macOS kqueue EVFILT_PROC / NOTE_EXIT), and one for stdout's reader
+ * going away, polled by the addon on Node's own event loop. Served only by the native backend; with
+ * the JS or ps backend, or a kernel without the call, `exitNotification()` says why and callers fall
+ * back to probing every interval. This file only measures; lib/registry/watch decides what an exit means.
+ */
+import { closeSync } from 'node:fs';
+import { constants } from 'node:os';
+import { servingAddon } from './index.js';
+
+interface RawPoller {
+  add(fd: number): number;
+  remove(fd: number): boolean;
+  close(): void;
+  readonly size: number;
+}
+
+interface ExitAddon {
+  FdPoller: new (onReady: (fd: number, status: number) => void) => RawPoller;
+  exitHandle(pid: number): number;
+  hangupHandle(fd: number): number;
+  exitMechanism: 'pidfd' | 'kqueue';
+}
+
+export interface ExitNotificationInfo {
+  /** `kernel`: exits are reported as they happen; `interval`: found by the periodic probe. */
+  mode: 'kernel' | 'interval';
+  mechanism?: 'pidfd' | 'kqueue';
+  /** Why not the kernel (absent when it is). */
+  reason?: string;
+}
+
+const ERRNO_NAMES = new Map<number, string>(Object.entries(constants.errno).map(([name, n]) => [n, name]));
+
+/** A negative errno from the addon → its name (`ESRCH`, `ENOSYS`, ...). */
+export function errnoName(code: number): string {
+  return ERRNO_NAMES.get(-code) ?? `errno ${-code}`;
+}
+
+/** Set once the kernel refused the call itself: no process gets a handle after that. */
+let unsupported: string | undefined;
+
+function exitAddon(): ExitAddon | undefined {
+  const addon = servingAddon() as (Partial<ExitAddon> & object) | undefined;
+  if (addon === undefined || typeof addon.exitHandle !== 'function' || typeof addon.FdPoller !== 'function') return undefined;
+  return addon as ExitAddon;
+}
+
+/** Whether exits will come from the kernel here, and why not. Checked with a handle on our own PID. */
+export function exitNotification(): ExitNotificationInfo {
+  if (servingAddon() === undefined) return { mode: 'interval', reason: 'the native backend does not serve' };
+  const addon = exitAddon();
+  if (addon === undefined) return { mode: 'interval', reason: 'the addon is out of date (no exit handles)' };
+  if (unsupported === undefined) {
+    const fd = addon.exitHandle(process.pid);
+    if (fd >= 0) closeSync(fd);
+    else if (fd === -constants.errno.ENOSYS || fd === -constants.errno.EPERM) {
+      unsupported = `${addon.exitMechanism}: ${errnoName(fd)}`;
+    }
+  }
+  if (unsupported !== undefined) return { mode: 'interval', mechanism: addon.exitMechanism, reason: unsupported };
+  return { mode: 'kernel', mechanism: addon.exitMechanism };
+}
+
+export interface ExitWatch {
+  /** A handle on `pid`: its key (used by `onExit` and `release`), or the errno name why there is none. */
+  open(pid: number): number | string;
+  release(key: number): void;
+  /** Handles held now (including ones libuv is still closing). */
+  readonly size: number;
+  close(): void;
+}
+
+/**
+ * Handles on processes; `onExit(key)` runs (once per handle) when the process exits. Undefined when
+ * the native backend does not serve or the kernel lacks the call: the caller probes instead.
+ */
+export function exitWatch(onExit: (key: number) => void): ExitWatch | undefined {
+  const addon = exitAddon();
+  if (addon === undefined || unsupported !== undefined) return undefined;
+  const poller = new addon.FdPoller((fd) => onExit(fd));
+  return {
+    open(pid) {
+      const fd = addon.exitHandle(pid);
+      if (fd < 0) {
+        if (fd === -constants.errno.ENOSYS) unsupported = `${addon.exitMechanism}: ENOSYS`;
+        return errnoName(fd);
+      }
+      const rc = poller.add(fd);
+      return rc === 0 ? fd : errnoName(rc);
+    },
+    release(key) {
+      poller.remove(key);
+    },
+    get size() {
+      return poller.size;
+    },
+    close() {
+      poller.close();
+    },
+  };
+}
+
+/**
+ * Calls `onHangup` once when the reader of `fd` (a pipe or socket) goes away, even if nothing is ever
+ * written. Returns a function that stops watching, or undefined where this cannot be watched (no
+ * addon; `fd` a file or terminal, which have no reader to lose).
+ */
+export function watchHangup(fd: number, onHangup: () => void): (() => void) | undefined {
+  const addon = exitAddon();
+  if (addon === undefined || typeof addon.hangupHandle !== 'function') return undefined;
+  const handle = addon.hangupHandle(fd);
+  if (handle < 0) return undefined;
+  const poller = new addon.FdPoller(() => {
+    poller.close();
+    onHangup();
+  });
+  if (poller.add(handle) !== 0) return undefined;
+  return () => poller.close();
+}

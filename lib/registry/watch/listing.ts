@@ -1,0 +1,29 @@
+/**
+ * What a rescan of one `sessions/` folder looks at: the one place the watcher lists a folder, so that
+ * whatever else the registry read counts as a claim (docs/registry.md) is added here once.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { claimNames } from '../prune/names.js';
+import { unlistable, type RegistryUnreadableError } from '../read/unreadable-folder.js';
+
+/**
+ * The paths of the folder's claims now: its candidates, and the copies an interrupted prune left
+ * aside of a missing `<pid>.json` (docs/prune.md), exactly as the registry read counts them. A missing
+ * folder has none; one that cannot be listed returns the reader's own RegistryUnreadableError, so that
+ * the watcher can say so rather than report an empty registry in silence.
+ */
+export function listFolder(dir: string): string[] | RegistryUnreadableError {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch (err) {
+    return unlistable(dir, err) ?? [];
+  }
+  return claimNames(names).map((name) => join(dir, name));
+}
+
+/** Whether `path` lies directly in `dir` (a path the table knows there, to notice its removal). */
+export function isIn(dir: string, path: string): boolean {
+  return path.length > dir.length + 1 && path.startsWith(dir) && (path[dir.length] === '/' || path[dir.length] === '\\');
+}

@@ -1,0 +1,94 @@
+/**
+ * Which paths the watcher's next read checks: the files OS events named, and the folders marked for a
+ * rescan, each `full` (list the folder, lstat every candidate) or `cheap`. A cheap rescan is the
+ * periodic safety net under working OS events (docs/watch.md): it stats the folder and lists it only
+ * if the folder changed since its last listing (an entry added, removed or renamed), and otherwise
+ * looks only at the table's suspects: files whose last read proves nothing yet (racily clean, or
+ * caught mid-write). So an idle watcher of many records costs about what one of an empty folder does.
+ */
+import type { DirWatch, FolderStamp } from './dirs.js';
+import { RACY_WINDOW_MS, type FileState } from './files.js';
+import { isIn, listFolder } from './listing.js';
+import type { RegistryUnreadableError } from '../read/unreadable-folder.js';
+
+export type Depth = 'full' | 'cheap';
+
+interface Listed extends FolderStamp {
+  /** Date.now() just before the stat the listing was made after. */
+  listedAt: number;
+}
+
+function sameFolder(a: FolderStamp, b: FolderStamp | undefined): boolean {
+  return b !== undefined && a.ino === b.ino && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs;
+}
+
+export class ScanPlan {
+  private readonly folders = new Map<DirWatch, Depth>();
+  private readonly files = new Set<string>();
+  private readonly unwatched = new Set<DirWatch>();
+  private readonly listed = new Map<DirWatch, Listed>();
+  /** Folders that could not be listed last time: said once, not at every rescan. */
+  private readonly unlistable = new Set<DirWatch>();
+
+  /** An OS event named this file: it is read even if its stamp looks unchanged. */
+  markFile(path: string): void {
+    this.files.add(path);
+  }
+
+  markFolder(dir: DirWatch, depth: Depth): void {
+    if (this.folders.get(dir) !== 'full') this.folders.set(dir, depth);
+  }
+
+  /** True when the OS does not watch this folder (its files are then swept every interval). */
+  isUnwatched(dir: DirWatch): boolean {
+    return this.unwatched.has(dir);
+  }
+
+  /**
+   * The paths to check now, which of them an OS event named, and the folders that have just become
+   * unlistable (each reported once). Clears the marks.
+   */
+  take(
+    table: ReadonlyMap<string, FileState>,
+    suspects: ReadonlySet<string>,
+  ): { paths: Set<string>; named: Set<string>; unlistable: RegistryUnreadableError[] } {
+    const paths = new Set<string>();
+    const unlistable: RegistryUnreadableError[] = [];
+    if (this.folders.size === 0 && this.files.size === 0) return { paths, named: paths, unlistable }; // an idle interval
+    for (const [d, depth] of this.folders) {
+      const at = Date.now();
+      const { exists, watched, stamp } = d.sync();
+      if (watched) this.unwatched.delete(d);
+      else this.unwatched.add(d);
+      const last = this.listed.get(d);
+      if (depth === 'cheap' && watched && stamp && sameFolder(stamp, last) && last!.mtimeMs < last!.listedAt - RACY_WINDOW_MS) {
+        for (const path of suspects) if (isIn(d.dir, path)) paths.add(path);
+        continue;
+      }
+      const listing = stamp ? listFolder(d.dir) : [];
+      if (Array.isArray(listing)) {
+        for (const path of listing) paths.add(path);
+        this.unlistable.delete(d);
+        if (stamp) this.listed.set(d, { ...stamp, listedAt: at });
+        else this.listed.delete(d);
+      } else {
+        // Its known records are kept as they are, never reported removed on a guess.
+        if (!this.unlistable.has(d)) unlistable.push(listing);
+        this.unlistable.add(d);
+        this.listed.delete(d);
+        continue;
+      }
+      for (const path of table.keys()) if (isIn(d.dir, path)) paths.add(path);
+    }
+    this.folders.clear();
+    const named = new Set(this.files);
+    for (const path of this.files) paths.add(path);
+    this.files.clear();
+    return { paths, named, unlistable };
+  }
+
+  clear(): void {
+    this.folders.clear();
+    this.files.clear();
+  }
+}
