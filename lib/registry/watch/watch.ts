@@ -76,7 +76,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     // emitted on the next turn, after the caller has attached listeners or started iterating.
     for (const d of this.dirs) this.plan.markFolder(d, 'full');
     try {
-      const added = this.collect();
+      const added = this.collect(true);
       // A death the re-probe of new handles found is news even with `initial: false`.
       const initial = [...(settings.initial ? added : []), ...this.watchExits()];
       if (initial.length > 0) setImmediate(() => this.publish(initial));
@@ -222,11 +222,15 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     surface(this, thrown);
   }
 
-  /** Reads what was marked (dirty files, folders to rescan) and turns the outcomes into events. */
-  private collect(): WatchEvent[] {
+  /**
+   * Reads what was marked (dirty files, folders to rescan) and turns the outcomes into events. The first
+   * view throws for a folder that cannot be listed, as every registry read does (docs/guard.md): no
+   * first view is better than one that shows its sessions as none. Later, the folder's known records are
+   * kept and the failure is said once, as `error`.
+   */
+  private collect(first = false): WatchEvent[] {
     const { paths, named, unlistable } = this.plan.take(this.table.files, this.table.suspects);
-    // Said, not swallowed: a dashboard must not show an empty registry it could not read. Deferred, so
-    // that listeners attached just after the constructor hear about the first read too.
+    if (first && unlistable.length > 0) throw unlistable[0];
     if (unlistable.length > 0) process.nextTick(() => this.closed || surface(this, unlistable, true));
     if (paths.size === 0) return [];
     return this.table.apply(checkFiles(paths, this.table.files, (p) => named.has(p)));

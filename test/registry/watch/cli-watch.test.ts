@@ -4,7 +4,7 @@
  * file or /dev/null has no reader to lose.
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, closeSync, openSync, readFileSync } from 'node:fs';
+import { chmodSync, closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from '../../helpers/backends.js';
@@ -122,7 +122,7 @@ describe('doctor', () => {
 describe.skipIf(!isRoot || !hasSetpriv)('watch as nobody', () => {
   const asNobody = ['--reuid=65534', '--regid=65534', '--clear-groups'];
 
-  it('a folder it cannot list is said once on stderr (not an empty registry in silence); a root process\'s exit still comes from the kernel', async () => {
+  it('a folder that becomes unlistable is said once on stderr (not an empty registry in silence); a root process\'s exit still comes from the kernel', async () => {
     const reg = tempRegistry();
     const p = spawnSleep();
     reg.write(p.pid);
@@ -130,8 +130,9 @@ describe.skipIf(!isRoot || !hasSetpriv)('watch as nobody', () => {
     chmodSync(reg.sessions, 0o755);
     chmodSync(reg.path(p.pid), 0o644);
     const locked = tempRegistry();
-    chmodSync(locked.configDir, 0o755); // its sessions/ stays 0700, root's
-    const child = spawn('setpriv', [...asNobody, process.execPath, cli, 'watch', '--config-dir', reg.configDir, '--config-dir', locked.configDir], {
+    chmodSync(locked.configDir, 0o755);
+    chmodSync(locked.sessions, 0o755); // listable at the start; closed to nobody once the watch runs
+    const child = spawn('setpriv', [...asNobody, process.execPath, cli, 'watch', '--interval', '100', '--config-dir', reg.configDir, '--config-dir', locked.configDir], {
       env: cliEnv(),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -141,12 +142,15 @@ describe.skipIf(!isRoot || !hasSetpriv)('watch as nobody', () => {
     child.stderr.on('data', (d: Buffer) => (errText += d));
     const exited = new Promise<number | null>((r) => child.once('exit', (c) => r(c)));
     await until(() => out.includes('"added"'), 'added, as nobody');
+    chmodSync(locked.sessions, 0o700); // root's now
+    writeFileSync(join(locked.sessions, 'x'), ''); // an OS event, so the folder is listed again at once
+    await until(() => errText.includes('cannot list'), 'the unlistable folder said on stderr');
     await p.end();
     await until(() => out.includes('"died"'), 'died for a process of root, as nobody');
     await new Promise((r) => setTimeout(r, 2500)); // a few rescans of the locked folder: still said once
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     const lines = errText.trim().split('\n');
-    expect(lines).toEqual([`cc-sessions watch: cannot list ${locked.sessions} (EACCES): its sessions cannot be seen`]);
+    expect(lines).toEqual([`cc-sessions watch: cannot list ${locked.sessions} (EACCES): the sessions it holds are unknown`]);
   });
 });
