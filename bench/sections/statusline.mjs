@@ -19,7 +19,7 @@ const claude =
   join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'claude-lab', claudeVersion, 'node_modules/@anthropic-ai/claude-code-linux-x64/claude');
 
 // What Claude Code 2.1.332 pipes to a statusLine command (docs/statusline.md), ~700 bytes.
-const STDIN_DOCUMENT = JSON.stringify({
+export const STDIN_DOCUMENT = JSON.stringify({
   session_id: 'eb9af3ea-fbbb-42c9-a62b-39475c803853',
   transcript_path: '/home/dev/.claude/projects/-home-dev-src/eb9af3ea-fbbb-42c9-a62b-39475c803853.jsonl',
   cwd: '/home/dev/src',
