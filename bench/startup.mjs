@@ -3,9 +3,11 @@
  * `cc-sessions statusline` of this tree beside other builds of the package (package roots with a
  * built dist/, e.g. a temp clone of an older commit after `npm ci && npm run build`) and beside bare
  * `node -e 0`, in one run: every row a fresh process through bench/c/run.c, interleaved round by round
- * (default 21 rounds), CPU time and wall time. `statusline` runs as Claude Code runs it: CLAUDE_PID of
- * a live record, the stdin document on stdin. Each tree's CLI gets its own empty XDG_CACHE_HOME (a
- * per-user code cache lands there, not in your home), warmed by an untimed first run.
+ * (default 21 rounds), CPU time and wall time; ratios also per round (each row's time over bare node's,
+ * or over the same command of the build listed before it, in the same round). `statusline` runs as
+ * Claude Code runs it: CLAUDE_PID of a live record, the stdin document on stdin. Each tree's CLI gets
+ * its own empty XDG_CACHE_HOME (a per-user code cache lands there, not in your home), warmed by untimed
+ * first runs.
  * Needs `npm run build` first; builds its own fixture processes and ends them.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
@@ -61,7 +63,7 @@ try {
     const env = { ...base, XDG_CACHE_HOME: join(scratch, `cache-${i}`) };
     const cli = join(tree.root, 'dist/cli.cjs');
     for (const command of ['count', 'statusline']) {
-      const row = { name: `\`cc-sessions ${command}\`, ${tree.label}`, args: [cli, command], env };
+      const row = { name: `\`cc-sessions ${command}\`, ${tree.label}`, args: [cli, command], env, command };
       const probe = spawnSync(process.execPath, row.args, { env, input: STDIN_DOCUMENT, encoding: 'utf8' });
       if (probe.status !== 0) skipped.push(`${tree.label} has no working \`${command}\` (exit ${probe.status}: ${probe.stderr.trim().split('\n')[0]})`);
       else rows.push(row);
@@ -72,17 +74,19 @@ try {
   const cpu = (name) => medians.samples.get(name);
   const cpuMedian = (name) => medians.get(name);
   const bare = rows[0].name;
+  const perRound = (name, other) => (other ? `${median(cpu(name).map((t, r) => t / cpu(other)[r])).toFixed(2)}x` : '');
   console.log(`## Start-up, one run: ${rounds} interleaved rounds, ${live.length} live of 10 records\n\n${machineLine()}\n`);
   console.log(
     table(
-      ['process', 'median CPU time', 'vs bare node', 'median of per-round CPU ratios', 'median wall time', 'wall vs bare node'],
-      rows.map(({ name }) => [
+      ['process', 'median CPU time', 'vs bare node', 'median of per-round CPU ratios', 'per-round CPU ÷ the build above', 'median wall time', 'wall vs bare node'],
+      rows.map(({ name, command }, i) => [
         name,
         fmtTime(cpuMedian(name)),
         fmtRatio(cpuMedian(name), cpuMedian(bare)),
         // Each round's time over bare node's in the same round: steadier than a ratio of medians while the
         // machine's load drifts.
         `${median(cpu(name).map((t, r) => t / cpu(bare)[r])).toFixed(2)}x`,
+        perRound(name, rows.slice(0, i).findLast((row) => row.command === command)?.name),
         fmtTime(medians.wall.get(name)),
         fmtRatio(medians.wall.get(name), medians.wall.get(bare)),
       ]),

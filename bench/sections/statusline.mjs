@@ -40,6 +40,8 @@ export function statuslineSection({ libs, fixtures, bins, workDir, quick }) {
   const env = { ...process.env, CLAUDE_CONFIG_DIR: configDir, CLAUDE_PID: String(self.pid) };
   delete env.CC_SESSIONS_BACKEND;
   delete env.NODE_OPTIONS;
+  // The CLI's per-user code cache (Node 20) in the bench's own folder, filled by the warm-up runs.
+  env.XDG_CACHE_HOME = workDir;
   // A line file as the watcher leaves it: the line, newer than the session's own record.
   const lines = mkdtempSync(join(workDir, 'statusline-'));
   const lineFile = join(lines, String(self.pid));
