@@ -102,7 +102,7 @@ describe.skipIf(hasCompileCache)('the CLI code cache (Node without module.enable
       count();
       expect(identity(file)).toBe(fresh); // the fresh one is used
     }
-  });
+  }, 90_000);
 
   it('is rewritten for a rebuilt bundle (another size or mtime)', () => {
     count();
@@ -191,7 +191,7 @@ describe.skipIf(hasCompileCache)('the CLI code cache (Node without module.enable
     const written = identity(file);
     count();
     expect(identity(file)).toBe(written);
-  });
+  }, 90_000);
 
   it('removes the temporary file a run killed mid-write left, once it is a minute old', () => {
     mkdirSync(cacheDir(), { mode: 0o700 });
