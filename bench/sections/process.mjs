@@ -19,6 +19,8 @@ export function processSection({ libs, fixtures, bins, quick }) {
   const node = process.execPath;
   const emptyModule = join(mkdtempSync(join(tmpdir(), 'ccs-bench-esm-')), 'empty.mjs');
   writeFileSync(emptyModule, '');
+  // The CLI's per-user code cache (Node 20) in the bench's own folder, filled by the warm-up runs.
+  env.XDG_CACHE_HOME = dirname(emptyModule);
   const cli = dist('cli.cjs');
   const esm = new URL('../../dist/index.js', import.meta.url).href;
   const cjs = dist('index.cjs');

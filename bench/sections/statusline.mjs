@@ -19,7 +19,7 @@ const claude =
   join(process.env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'claude-lab', claudeVersion, 'node_modules/@anthropic-ai/claude-code-linux-x64/claude');
 
 // What Claude Code 2.1.332 pipes to a statusLine command (docs/statusline.md), ~700 bytes.
-const STDIN_DOCUMENT = JSON.stringify({
+export const STDIN_DOCUMENT = JSON.stringify({
   session_id: 'eb9af3ea-fbbb-42c9-a62b-39475c803853',
   transcript_path: '/home/dev/.claude/projects/-home-dev-src/eb9af3ea-fbbb-42c9-a62b-39475c803853.jsonl',
   cwd: '/home/dev/src',
@@ -40,6 +40,8 @@ export function statuslineSection({ libs, fixtures, bins, workDir, quick }) {
   const env = { ...process.env, CLAUDE_CONFIG_DIR: configDir, CLAUDE_PID: String(self.pid) };
   delete env.CC_SESSIONS_BACKEND;
   delete env.NODE_OPTIONS;
+  // The CLI's per-user code cache (Node 20) in the bench's own folder, filled by the warm-up runs.
+  env.XDG_CACHE_HOME = workDir;
   // A line file as the watcher leaves it: the line, newer than the session's own record.
   const lines = mkdtempSync(join(workDir, 'statusline-'));
   const lineFile = join(lines, String(self.pid));

@@ -1,17 +1,138 @@
 /**
- * The `cc-sessions` executable: runs the CLI bundle (dist/cli-main.cjs).
+ * The `cc-sessions` executable: runs the CLI bundle (dist/cli-main.cjs) with its compiled code reused
+ * across runs, since a statusline starts this process on every render. Nothing here writes into the
+ * package, which may be read-only, shared or checked for integrity (docs/architecture.md, "Start-up").
  *
- * Where Node has a compile cache (module.enableCompileCache, Node ≥ 22.1) it is turned on first, so
- * the bundle's compiled code is reused across runs: a statusline starts this process on every render.
- * The cache lives where Node keeps it (NODE_COMPILE_CACHE, else the OS temp folder), never in the
- * package, which may be read-only, shared or checked for integrity; nothing here writes a file.
- * On Node 20 the bundle is compiled each run (the README's start-up figures are measured so).
+ * - Node ≥ 22.1: Node's own compile cache (module.enableCompileCache), kept where Node keeps it
+ *   (NODE_COMPILE_CACHE, else the OS temp folder).
+ * - Older Node (20): a V8 code cache of the bundle in a per-user cache folder
+ *   (`$XDG_CACHE_HOME/cc-sessions/`, else `~/.cache/cc-sessions/`), one file per package version,
+ *   Node version, architecture and V8 flags, tagged with the bundle's size and mtime. A missing,
+ *   foreign, stale, corrupt or rejected file is ignored (the bundle is compiled as usual) and, once, a
+ *   fresh one is written at exit: to a temporary file, then renamed, so a reader sees a whole file or
+ *   none. A folder that cannot be made or written leaves the run uncached, never failing.
+ * NODE_DISABLE_COMPILE_CACHE=1 turns both off; so does CC_SESSIONS_DEBUG (stacks through the source maps).
  */
+import type * as Fs from 'node:fs';
 
 // Bundled as CommonJS (dist/cli.cjs), beside the bundle it runs.
 declare const require: NodeJS.Require;
+declare const __dirname: string;
+declare const __CCS_VERSION__: string;
 
-(require('node:module') as { enableCompileCache?: () => unknown }).enableCompileCache?.();
 // Stack traces in lib/*.ts lines when asked for them (the maps ship beside the bundles).
 if (process.env.CC_SESSIONS_DEBUG) process.setSourceMapsEnabled(true);
-require('./cli-main.cjs');
+
+const nodeModule = require('node:module') as typeof import('node:module') & { enableCompileCache?: () => unknown };
+const bundle = `${__dirname}/cli-main.cjs`;
+// A debug run loads the bundle as a module, the way Node maps its stacks (it does not for a vm.Script).
+if (nodeModule.enableCompileCache || process.env.NODE_DISABLE_COMPILE_CACHE || process.env.CC_SESSIONS_DEBUG) {
+  nodeModule.enableCompileCache?.(); // itself off under NODE_DISABLE_COMPILE_CACHE
+  require('./cli-main.cjs');
+} else runWithCodeCache();
+
+/** This user's cache folder and, in it, the file for this package, Node and flags; undefined where there is no such place. */
+function cachePlace(): { base: string; file: string } | undefined {
+  const { env } = process;
+  const base = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : env.HOME?.startsWith('/') ? `${env.HOME}/.cache` : undefined;
+  if (base === undefined) return undefined;
+  // The flags V8 checks the data against, in a short stable form (no character a file name cannot hold).
+  const flags = `${process.execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < flags.length; i++) h = Math.imul(h ^ flags.charCodeAt(i), 0x01000193);
+  return { base, file: `${base}/cc-sessions/cli-${__CCS_VERSION__}-node${process.versions.node}-${process.arch}-${(h >>> 0).toString(16)}.v8cache` };
+}
+
+/** The cached data for this bundle (its identity line first), or undefined when anything is off. */
+function readCache(fs: typeof Fs, file: string, identity: string): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    const st = fs.fstatSync(fd);
+    // Only a regular file of this user's, that nobody else may write, of a sane size.
+    if (!st.isFile() || st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0 || st.size > 64 << 20) return undefined;
+    const data = fs.readFileSync(fd);
+    const head = Buffer.from(`${identity}\n`);
+    return data.subarray(0, head.length).equals(head) ? data.subarray(head.length) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** A folder of this user's that nobody else may write (a symlink is not one). */
+function isOwnFolder(fs: typeof Fs, path: string, follow: boolean): boolean {
+  try {
+    const st = follow ? fs.statSync(path) : fs.lstatSync(path);
+    return st.isDirectory() && st.uid === process.getuid!() && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes the cache for the next runs: only into a folder of this user's (never creating one in
+ * somebody else's, e.g. root running with a user's HOME), to a temporary file renamed into place.
+ * Temporary files of runs killed mid-write, a minute old, are removed. Every failure is silent.
+ */
+function writeCache(fs: typeof Fs, { base, file }: { base: string; file: string }, head: string, script: import('node:vm').Script): void {
+  const dir = file.slice(0, file.lastIndexOf('/'));
+  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    const parent = base.slice(0, base.lastIndexOf('/')) || '/';
+    if (!fs.existsSync(base) && fs.statSync(parent).uid === process.getuid!()) fs.mkdirSync(base, { mode: 0o700 });
+    if (fs.statSync(base).uid !== process.getuid!()) return;
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 });
+    } catch {
+      // there already, or not ours to make: checked next
+    }
+    if (!isOwnFolder(fs, dir, false)) return;
+    for (const name of fs.readdirSync(dir)) {
+      if (!name.endsWith('.tmp')) continue;
+      try {
+        if (Date.now() - fs.lstatSync(`${dir}/${name}`).mtimeMs > 60_000) fs.unlinkSync(`${dir}/${name}`);
+      } catch {
+        // another run's, removed meanwhile
+      }
+    }
+    fs.writeFileSync(temp, Buffer.concat([Buffer.from(head), script.createCachedData()]), { mode: 0o600, flag: 'wx' });
+    fs.renameSync(temp, file);
+  } catch {
+    try {
+      fs.unlinkSync(temp);
+    } catch {
+      // nothing was written
+    }
+  }
+}
+
+function runWithCodeCache(): void {
+  const fs = require('node:fs') as typeof Fs;
+  const { Script } = require('node:vm') as typeof import('node:vm');
+  const source = fs.readFileSync(bundle, 'utf8');
+  const place = process.getuid ? cachePlace() : undefined;
+  let identity = '';
+  try {
+    const st = fs.statSync(bundle);
+    identity = `${st.size} ${st.mtimeMs}`;
+  } catch {
+    // read above, gone now: run uncached
+  }
+  const cachedData = place && identity ? readCache(fs, place.file, identity) : undefined;
+  const script = new Script(nodeModule.wrap(source), { filename: bundle, cachedData });
+  if (place && identity && (cachedData === undefined || script.cachedDataRejected === true)) {
+    // At exit, so the functions this run compiled are in it too.
+    process.once('exit', () => writeCache(fs, place, `${identity}\n`, script));
+  }
+  const run = script.runInThisContext() as (
+    exports: object,
+    require: NodeJS.Require,
+    module: { exports: object },
+    filename: string,
+    dirname: string,
+  ) => void;
+  const cliModule = { exports: {} };
+  run(cliModule.exports, nodeModule.createRequire(bundle), cliModule, bundle, __dirname);
+}

@@ -59,6 +59,11 @@ export interface Lab {
   agents(): AgentEntry[];
   /** Runs `claude agents --json` once and returns its wall time in ms (for the speed comparison). */
   timeAgents(): number;
+  /**
+   * Sets (or, with null, removes) the `statusLine` command of every session in the config dir's
+   * settings.json, as the claude-lab's `--statusline` does; sessions started afterwards render it.
+   */
+  statusLine(command: string | null): void;
   /** Every process this lab started that is still running (marker in its environment). */
   processes(): number[];
   /** Ends everything by PID (SIGTERM, then SIGKILL), stops tmux and the mock, removes `root`. */
