@@ -11,10 +11,6 @@ import { describe, expect, it } from 'vitest';
 const root = resolve(import.meta.dirname, '../..');
 const docs = join(root, 'docs');
 
-// Notes that other branches of this round write (docs/README.md lists them). While one is missing
-// here, a reference to it is reported as a todo rather than a failure; once every branch is merged
-// this list can be emptied, and a missing note is then a failure like any other.
-const AWAITED = new Set(['guard.md', 'prune.md', 'watch.md', 'statusline.md', 'macos.md', 'testing-with-claude-code.md']);
 
 function walk(dir: string, keep: (name: string) => boolean): string[] {
   if (!existsSync(dir)) return [];
@@ -63,7 +59,6 @@ function references(): { from: string; note: string; anchor?: string }[] {
 }
 
 const all = references();
-const missing = [...new Set(all.filter((r) => !existsSync(join(docs, r.note))).map((r) => r.note))].sort();
 
 describe('references to the design notes', () => {
   it('are found where they should be (the scan itself works, and dist/types is built)', () => {
@@ -72,8 +67,8 @@ describe('references to the design notes', () => {
     expect(all.some((r) => r.from.includes('dist/types') && r.note === 'liveness.md')).toBe(true);
   });
 
-  it('name a note that exists (or one another branch is writing)', () => {
-    const unresolved = all.filter((r) => !existsSync(join(docs, r.note)) && !AWAITED.has(r.note));
+  it('name a note that exists', () => {
+    const unresolved = all.filter((r) => !existsSync(join(docs, r.note)));
     expect(unresolved.map((r) => `${r.from.slice(root.length + 1)} → docs/${r.note}`)).toEqual([]);
   });
 
@@ -87,7 +82,7 @@ describe('references to the design notes', () => {
     const listed = [...index.matchAll(/\]\(([\w.-]+\.md)\)/g)].map((m) => m[1]!);
     const present = notes.map((n) => n.slice(docs.length + 1)).filter((n) => n !== 'README.md');
     expect(present.filter((n) => !listed.includes(n))).toEqual([]);
-    expect(listed.filter((n) => !present.includes(n) && !AWAITED.has(n))).toEqual([]);
+    expect(listed.filter((n) => !present.includes(n))).toEqual([]);
   });
 
   it('never cite notes outside the repository', () => {
@@ -97,8 +92,4 @@ describe('references to the design notes', () => {
       .flatMap((f) => outside.filter((n) => readFileSync(f, 'utf8').includes(n)).map((n) => `${f.slice(root.length + 1)} cites ${n}`));
     expect(cited).toEqual([]);
   });
-
-  for (const note of missing.filter((n) => AWAITED.has(n))) {
-    it.todo(`docs/${note} is cited but not on this branch yet (another engineer writes it)`);
-  }
 });
