@@ -95,6 +95,19 @@ export function table(header: readonly string[], rows: readonly (readonly Cell[]
   return lines.map((cells, i) => draw(cells, i === 0)).join('\n') + '\n';
 }
 
+// Characters JSON.stringify leaves as they are but a terminal acts on: DEL and C1 controls, format
+// characters (bidi overrides, zero-width), line and paragraph separators. They can only stand inside
+// a JSON string, where `\u202e` is the same data.
+const JSON_UNSAFE = /[\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}]/gu;
+const PLAIN = /^[\x20-\x7e]*$/;
+const escapeUnits = (c: string) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+
+/** JSON.stringify for output a person may see raw (`list --json` in a terminal): the same document. */
+export function jsonText(value: unknown): string {
+  const text = JSON.stringify(value);
+  return PLAIN.test(text) ? text : text.replace(JSON_UNSAFE, escapeUnits);
+}
+
 // Writes go straight to file descriptors 1 and 2: creating `process.stdout` (a stream, plus the net
 // and tty machinery behind it) costs several times what this whole CLI does for `count`, and a
 // statusline pays start-up on every render.

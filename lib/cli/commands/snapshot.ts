@@ -1,7 +1,7 @@
 /** `cc-sessions snapshot`: the registry as one JSON document, for dashboards that cannot see this host. */
 import { snapshot as takeSnapshot, writeSnapshot } from '../../registry/snapshot.js';
 import type { Command } from '../command.js';
-import { out } from '../output.js';
+import { jsonText, out } from '../output.js';
 
 export const snapshot: Command = {
   name: 'snapshot',
@@ -20,7 +20,7 @@ The document: {"version": 1, "written": EPOCH_MS, "host": {"platform", "pidDomai
     const data = takeSnapshot(ctx.configDirs);
     const file = ctx.flags.output as string | undefined;
     if (file === undefined) {
-      out(JSON.stringify(data) + '\n');
+      out(jsonText(data) + '\n');
       return 0;
     }
     writeSnapshot(file, data);
