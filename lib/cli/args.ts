@@ -49,7 +49,7 @@ function quoted(s: string): string {
   const cut = s.length > 80 ? s.slice(0, 79) + '…' : s;
   return JSON.stringify(cut);
 }
-const shown = (s: string) => (/^-{1,2}[\w-]*$/.test(s) && s.length <= 80 ? s : quoted(s));
+const shown = (s: string) => (/^[^\p{Cc}\p{Cf}\p{Z}"\\]*$/u.test(s) && s.length <= 80 ? s : quoted(s));
 
 function unknownOption(raw: string, name: string, specs: FlagSpecs, options: ParseOptions): UsageError {
   const why = Object.hasOwn(options.notTaken ?? {}, name) ? options.notTaken![name] : undefined;

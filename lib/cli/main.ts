@@ -43,8 +43,8 @@ async function generalHelp(): Promise<string> {
 
 function unknownCommand(name: string): UsageError {
   const guess = closest(name, COMMAND_NAMES);
-  const shown = /^[\w-]{1,40}$/.test(name) ? name : JSON.stringify(name.slice(0, 40));
-  return new UsageError(`unknown command "${shown}"${guess ? ` (did you mean ${guess}?)` : ''}; see cc-sessions --help`);
+  const shown = JSON.stringify(name.length > 40 ? name.slice(0, 39) + '…' : name);
+  return new UsageError(`unknown command ${shown}${guess ? ` (did you mean ${guess}?)` : ''}; see cc-sessions --help`);
 }
 
 async function main(argv: string[]): Promise<number> {
