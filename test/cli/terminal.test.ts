@@ -86,6 +86,27 @@ describe('the table on a terminal', () => {
     expect(r.stdout).toContain('👩‍💻 pair');
   });
 
+  it('cuts every registry string to its column: a huge or hostile field cannot widen the table', () => {
+    const huge = makeRegistry('ccs-cli-term-huge-');
+    try {
+      const piles = ['a' + '\u0301'.repeat(50_000), '\u202e'.repeat(50_000), '日'.repeat(50_000), '👩‍💻'.repeat(15_000)];
+      piles.forEach((pile, i) => {
+        for (const [j, field] of ['name', 'cwd', 'kind', 'status', 'waitingFor'].entries()) {
+          const pid = 5_100_000 + i * 10 + j;
+          huge.write(pid, sessionRecord(pid, { status: 'waiting', [field]: pile }));
+        }
+      });
+      const r = runCli(cli, ['list', '--all', '--config-dir', huge.configDir]);
+      expect(r.status, r.stderr).toBe(0);
+      const lines = r.stdout.trimEnd().split('\n');
+      expect(lines).toHaveLength(1 + piles.length * 5);
+      for (const line of lines) expect(displayWidth(line), line.slice(0, 40)).toBeLessThan(200);
+      expect(withoutEmojiJoiners(r.stdout)).not.toMatch(FORBIDDEN);
+    } finally {
+      huge.remove();
+    }
+  });
+
   it('--json escapes what a terminal would act on, and the data is unchanged', () => {
     const r = runCli(cli, ['list', '--all', '--json', '--config-dir', reg.configDir]);
     expect(r.status).toBe(0);
