@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { defaultConfigDir, sessionsDir } from '../../registry/config.js';
 import { scanRegistry } from '../../registry/read/scan.js';
 import type { Command } from '../command.js';
+import { assertReadable } from '../folders.js';
 import { shortenHome } from '../format.js';
 import { jsonText, out, table } from '../output.js';
 import { LIST_HEADER, recordJson, recordRow } from '../records.js';
@@ -26,6 +27,8 @@ Live verdicts: alive, unverified, foreign. With --all, provably dead ones too: g
   run(ctx) {
     const dirs = configDirList(ctx.configDirs, ctx.env);
     const { records } = scanRegistry(dirs, { env: ctx.env });
+    // An unreadable folder is not an empty one (nor a missing one): say so, exit 1.
+    assertReadable(dirs, records);
     const shown = ctx.flags.all ? records : records.filter((r) => r.live);
     if (ctx.json) {
       out(jsonText({ records: shown.map(recordJson) }) + '\n');
