@@ -1,6 +1,6 @@
 /** What every command is made of, the flags they all take, and the help text built from them. */
 import type { FlagSpecs, ParsedArgs } from './args.js';
-import type { Paint } from './output.js';
+import { COLOR_MODES, type Paint } from './output.js';
 
 export interface Context {
   flags: ParsedArgs['flags'];
@@ -42,7 +42,7 @@ export const COMMON_FLAGS: FlagSpecs = {
   color: {
     type: 'string',
     value: 'WHEN',
-    choices: ['auto', 'always', 'never'],
+    choices: COLOR_MODES,
     help: 'colour: auto (default: on a terminal, see Environment), always or never',
   },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
@@ -72,18 +72,19 @@ export function commonFlagsFor(cmd: Command): { flags: FlagSpecs; notTaken: Reco
   return { flags, notTaken };
 }
 
-function environment(cmd: Command, flags: FlagSpecs): string[] {
+/** The environment variables that matter to a command (all of them for the general help). */
+export function environmentHelp(reads: { registry: boolean; colour: boolean }): string[] {
   const rows: [string, string][] = [];
-  if (flags['config-dir']) rows.push(['CLAUDE_CONFIG_DIR', 'the config dir read without --config-dir (else ~/.claude)']);
+  if (reads.registry) rows.push(['CLAUDE_CONFIG_DIR', 'the config dir read without --config-dir (else ~/.claude)']);
   rows.push(['CC_SESSIONS_BACKEND', 'native, js or ps: the probe backend to use (`cc-sessions doctor` says which serves)']);
-  if (!cmd.plain) {
+  if (reads.colour) {
     rows.push(['NO_COLOR', 'set and non-empty: no colour (https://no-color.org)']);
     rows.push(['FORCE_COLOR', '1, 2, 3, true or empty: colour even when piped; 0 or false: none (beats NO_COLOR)']);
-    rows.push(['TERM', '`dumb`: no colour']);
+    rows.push(['TERM', '`dumb`: no colour (--color beats all three)']);
   }
   rows.push(['CC_SESSIONS_DEBUG', 'non-empty: print the stack trace of a runtime error']);
   const width = Math.max(...rows.map(([name]) => name.length)) + 2;
-  return rows.map(([name, text]) => `  ${name.padEnd(width)}${text}`);
+  return ['Environment:', ...rows.map(([name, text]) => `  ${name.padEnd(width)}${text}`)];
 }
 
 export function commandHelp(cmd: Command): string {
@@ -102,6 +103,6 @@ export function commandHelp(cmd: Command): string {
   if (!OWN_EXIT_CODES.has(cmd.name)) {
     lines.push('Exit status: 0 success; 1 a runtime error (one line on stderr); 2 a usage error.', '');
   }
-  lines.push('Environment:', ...environment(cmd, flags));
+  lines.push(...environmentHelp({ registry: flags['config-dir'] !== undefined, colour: !cmd.plain }));
   return lines.join('\n') + '\n';
 }

@@ -4,7 +4,7 @@
  * on stderr. Nothing heavy happens at load: a statusline starts this process on every render.
  */
 import { parseArgs, UsageError } from './args.js';
-import { commandHelp, commonFlagsFor, type Command } from './command.js';
+import { commandHelp, commonFlagsFor, environmentHelp, type Command } from './command.js';
 import { COMMAND_NAMES, isCommandName, loadAllCommands, loadCommand } from './commands/index.js';
 import { printable } from './format.js';
 import { colourChoice, err, makePaint, out, stdoutIsTTY, type ColorMode } from './output.js';
@@ -31,13 +31,7 @@ async function generalHelp(): Promise<string> {
     'option, missing or bad value). has-interactive and probe answer with exit codes of their own: see',
     'their --help.',
     '',
-    'Environment:',
-    '  CLAUDE_CONFIG_DIR    the config dir read without --config-dir (else ~/.claude)',
-    '  CC_SESSIONS_BACKEND  native, js or ps: the probe backend to use (`cc-sessions doctor` says which serves)',
-    '  NO_COLOR             set and non-empty: no colour (https://no-color.org)',
-    '  FORCE_COLOR          1, 2, 3, true or empty: colour even when piped; 0 or false: none (beats NO_COLOR)',
-    '  TERM                 `dumb`: no colour (--color=always beats all three)',
-    '  CC_SESSIONS_DEBUG    non-empty: print the stack trace of a runtime error',
+    ...environmentHelp({ registry: true, colour: true }),
   ].join('\n') + '\n';
 }
 
