@@ -1,7 +1,8 @@
 /**
  * A registry folder the CLI could not read. The library reads a missing or unreadable `sessions/`
- * as an empty registry; for `count`, `summary` and `list` that would print 0 or "no sessions" when
- * the truth is unknown, so these commands check the folders that gave no record and fail instead.
+ * as an empty registry; for `count`, `summary`, `list` and `snapshot` that would print 0, "no
+ * sessions" or an empty document when the truth is unknown, so these commands check the folders that
+ * gave no record and fail instead.
  */
 import { opendirSync } from 'node:fs';
 import { sep } from 'node:path';

@@ -1,7 +1,8 @@
 /**
- * A registry folder the CLI cannot read is not an empty registry: `count`, `summary` and `list` run as
- * `nobody` on a folder only root may read fail with exit 1 and one line, instead of answering 0,
- * "no sessions" or "does not exist". A folder that is really missing stays an empty registry.
+ * A registry folder the CLI cannot read is not an empty registry: `count`, `summary`, `list` and
+ * `snapshot` run as `nobody` on a folder only root may read fail with exit 1 and one line, instead of
+ * answering 0, "no sessions", an empty document or "does not exist". A folder that is really missing
+ * stays an empty registry.
  */
 import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -13,7 +14,7 @@ import { builtCli, cliEnv, removeCopy, SHIPPED } from './run-cli.js';
 
 let cli = '';
 let dir = ''; // holds a copy of the CLI that nobody can run, and the registries
-const COMMANDS = [['count'], ['summary'], ['list'], ['list', '--all', '--json']];
+const COMMANDS = [['count'], ['summary'], ['list'], ['list', '--all', '--json'], ['snapshot']];
 
 function asNobody(args: string[]) {
   const r = spawnSync(
