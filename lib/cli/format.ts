@@ -1,6 +1,6 @@
 /** Pure formatting helpers for the human-readable output. */
 import { homedir } from 'node:os';
-import { clusters, displayWidth } from './width.js';
+import { clusters, displayWidth, isPlainAscii } from './width.js';
 
 /** How long ago an epoch-ms instant was, in one short unit: `now`, `42s`, `3m`, `5h`, `2d`. */
 export function ago(epochMs: number | undefined, now = Date.now()): string {
@@ -55,7 +55,6 @@ const HIDDEN = new RegExp(
 // More combining marks on one letter than any script needs (Unicode's stream-safe limit is 30) only
 // pile up on screen: the rest are dropped.
 const MARK_PILE = /(\p{M}{30})\p{M}+/gu;
-const PLAIN = /^[\x20-\x7e]*$/;
 
 /**
  * A registry string made safe to print: every character in HIDDEN becomes a space, so that a name
@@ -64,6 +63,6 @@ const PLAIN = /^[\x20-\x7e]*$/;
  */
 export function printable(s: string | undefined): string {
   if (s === undefined) return '';
-  if (PLAIN.test(s)) return s;
+  if (isPlainAscii(s)) return s;
   return s.replace(HIDDEN, (_, kept: string | undefined) => kept ?? ' ').replace(MARK_PILE, '$1');
 }

@@ -16,7 +16,6 @@ export interface Cluster {
   width: number;
 }
 
-const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
 const PICTOGRAPHIC = /\p{Extended_Pictographic}/u;
 const MODIFIER_BASE = /\p{Emoji_Modifier_Base}/u;
 const EMOJI_PRESENTATION = /\p{Emoji_Presentation}/u;
@@ -79,9 +78,14 @@ export function clusters(text: string): Cluster[] {
   return out;
 }
 
+const PRINTABLE_ASCII = /^[\x20-\x7e]*$/;
+
+/** True for text of printable ASCII only: one column per character, nothing to blank or measure. */
+export const isPlainAscii = (text: string): boolean => PRINTABLE_ASCII.test(text);
+
 /** Columns the string takes on a terminal (after `printable`: no control or format characters). */
 export function displayWidth(text: string): number {
-  if (PRINTABLE_ASCII.test(text)) return text.length;
+  if (isPlainAscii(text)) return text.length;
   let width = 0;
   for (const c of clusters(text)) width += c.width;
   return width;
