@@ -5,7 +5,8 @@
  * the current dist/ (`npm run build` first), on a registry of 10 records of its own (2 live sleeps it
  * starts and ends, one with a CJK name, and 8 dead claims). Both builds run from copies under
  * node_modules/.cache, where the addon loader finds the package root, each with its code cache warm.
- * Prints a markdown table (medians of CPU and wall time); removes everything it made.
+ * Prints a markdown table (medians of CPU and wall time); removes everything it made. `--commands`
+ * picks the rows (default count,summary,list), `--rounds` their number (default 31).
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -22,7 +23,8 @@ const arg = (name) => {
 };
 const baseline = arg('--baseline');
 const rounds = Number(arg('--rounds') ?? 31);
-if (!baseline) throw new Error('usage: node bench/cli-startup.mjs --baseline REV [--rounds N]');
+const commands = (arg('--commands') ?? 'count,summary,list').split(',');
+if (!baseline) throw new Error('usage: node bench/cli-startup.mjs --baseline REV [--rounds N] [--commands count,summary,list]');
 if (!existsSync(join(root, 'dist', 'cli.cjs'))) throw new Error('dist/cli.cjs is missing: run `npm run build` first');
 const FILES = ['cli.cjs', 'cli-main.cjs', 'lenient-zod.cjs'];
 
@@ -78,7 +80,7 @@ delete env.NODE_OPTIONS;
 delete env.FORCE_COLOR;
 
 const rows = [{ name: 'bare `node -e 0`', args: ['-e', '0'] }];
-for (const command of ['count', 'summary', 'list']) {
+for (const command of commands) {
   for (const [label, cli] of Object.entries(clis)) rows.push({ name: `\`cc-sessions ${command}\` (${label})`, args: [cli, command, '--config-dir', configDir] });
 }
 const impls = rows.map((row) => ({

@@ -1,6 +1,6 @@
 /** Pure formatting helpers for the human-readable output. */
 import { homedir } from 'node:os';
-import { clusters, displayWidth, isPlainAscii } from './width.js';
+import { clusters, displayWidth, isPlainAscii, lazily } from './width.js';
 
 /** How long ago an epoch-ms instant was, in one short unit: `now`, `42s`, `3m`, `5h`, `2d`. */
 export function ago(epochMs: number | undefined, now = Date.now()): string {
@@ -40,29 +40,30 @@ export function clip(s: string, max: number, fromStart = false): string {
 
 // Emoji sequences keep their zero-width joiners (👩‍💻 is 👩 U+200D 💻) and the three subdivision
 // flags their tag characters; every other joiner, tag or format character is hidden below.
-const EMOJI_JOINER = /(?<=\p{Extended_Pictographic}[\u{FE0F}\u{1F3FB}-\u{1F3FF}]?)\u200D(?=\p{Extended_Pictographic})/u;
-const TAG_FLAG = /\u{1F3F4}\u{E0067}\u{E0062}(?:\u{E0065}\u{E006E}\u{E0067}|\u{E0073}\u{E0063}\u{E0074}|\u{E0077}\u{E006C}\u{E0073})\u{E007F}/u;
+const EMOJI_JOINER = String.raw`(?<=\p{Extended_Pictographic}[\u{FE0F}\u{1F3FB}-\u{1F3FF}]?)\u200D(?=\p{Extended_Pictographic})`;
+const TAG_FLAG = String.raw`\u{1F3F4}\u{E0067}\u{E0062}(?:\u{E0065}\u{E006E}\u{E0067}|\u{E0073}\u{E0063}\u{E0074}|\u{E0077}\u{E006C}\u{E0073})\u{E007F}`;
 // What a terminal must never be handed from a registry string: C0 and C1 controls (escape sequences),
 // format characters (bidi embeddings, overrides and isolates U+202A–E, U+2066–9, which reorder what
 // follows on screen; zero-width spaces and joiners; tag characters), line and paragraph separators,
 // lone surrogates and the other default-ignorable characters (e.g. the invisible Hangul filler).
 // Variation selectors are ignorable too, but they only choose a glyph (text or emoji style).
-const HIDDEN = new RegExp(
-  `(${EMOJI_JOINER.source}|${TAG_FLAG.source})|(?![\\u{FE00}-\\u{FE0F}\\u{E0100}-\\u{E01EF}\\u180B-\\u180D\\u180F])` +
-    '[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Cs}\\p{Default_Ignorable_Code_Point}]',
-  'gu',
-);
-// More combining marks on one letter than any script needs (Unicode's stream-safe limit is 30) only
-// pile up on screen: the rest are dropped.
-const MARK_PILE = /(\p{M}{30})\p{M}+/gu;
+const VARIATION_SELECTOR = String.raw`[\u{FE00}-\u{FE0F}\u{E0100}-\u{E01EF}\u180B-\u180D\u180F]`;
+const HIDDEN_CHAR = String.raw`[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\p{Default_Ignorable_Code_Point}]`;
+const PATTERNS = lazily(() => ({
+  hidden: new RegExp(`(${EMOJI_JOINER}|${TAG_FLAG})|(?!${VARIATION_SELECTOR})${HIDDEN_CHAR}`, 'gu'),
+  // More combining marks on one letter than any script needs (Unicode's stream-safe limit is 30)
+  // only pile up on screen: the rest are dropped.
+  markPile: /(\p{M}{30})\p{M}+/gu,
+}));
 
 /**
- * A registry string made safe to print: every character in HIDDEN becomes a space, so that a name
+ * A registry string made safe to print: every character in HIDDEN_CHAR becomes a space, so that a name
  * cannot move the cursor, recolour the terminal, reorder the line, or hide text, and one record stays
  * on one line.
  */
 export function printable(s: string | undefined): string {
   if (s === undefined) return '';
   if (isPlainAscii(s)) return s;
-  return s.replace(HIDDEN, (_, kept: string | undefined) => kept ?? ' ').replace(MARK_PILE, '$1');
+  const { hidden, markPile } = PATTERNS();
+  return s.replace(hidden, (_, kept: string | undefined) => kept ?? ' ').replace(markPile, '$1');
 }

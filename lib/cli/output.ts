@@ -1,7 +1,7 @@
 import { writeSync } from 'node:fs';
 import { lazyBuiltin } from '../runtime.js';
 import { printable } from './format.js';
-import { displayWidth, isPlainAscii } from './width.js';
+import { displayWidth, isPlainAscii, lazily } from './width.js';
 
 /**
  * Output for the CLI: colour as --color, FORCE_COLOR, NO_COLOR and the terminal say, tables aligned
@@ -94,13 +94,13 @@ export function table(header: readonly string[], rows: readonly (readonly Cell[]
 // Characters JSON.stringify leaves as they are but a terminal acts on: DEL and C1 controls, format
 // characters (bidi overrides, zero-width), line and paragraph separators. They can only stand inside
 // a JSON string, where `\u202e` is the same data.
-const JSON_UNSAFE = /[\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}]/gu;
+const JSON_UNSAFE = lazily(() => /[\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}]/gu);
 const escapeUnits = (c: string) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
 
 /** JSON.stringify for output a person may see raw (`list --json` in a terminal): the same document. */
 export function jsonText(value: unknown): string {
   const text = JSON.stringify(value);
-  return isPlainAscii(text) ? text : text.replace(JSON_UNSAFE, escapeUnits);
+  return isPlainAscii(text) ? text : text.replace(JSON_UNSAFE(), escapeUnits);
 }
 
 // Writes go straight to file descriptors 1 and 2: creating `process.stdout` (a stream, plus the net
