@@ -1,8 +1,12 @@
 /**
- * A tiny, pure argument parser: long flags (`--name value`, `--name=value`), short aliases (`-h`),
- * repeatable list flags, non-negative integer flags, `--` to end flags. Anything it does not understand
- * is a UsageError, whose one-line message the CLI prints before exiting 2.
+ * The command line, read by Node's own `util.parseArgs` (long flags as `--name value` or
+ * `--name=value`, short aliases such as `-h`, `--` to end flags) and checked here against the
+ * commands' flag specs: repeatable list flags, non-negative integers, fixed choices, and negative
+ * numbers as positionals (`probe -5`). Anything else is a UsageError, whose one-line message the CLI
+ * prints before exiting 2.
  */
+import { parseArgs as tokenize } from 'node:util';
+import { closest } from './suggest.js';
 
 export type FlagType = 'boolean' | 'string' | 'list' | 'integer';
 
@@ -14,6 +18,8 @@ export interface FlagSpec {
   value?: string;
   /** One line of help text. */
   help: string;
+  /** For a string flag: the only values it takes (e.g. `auto`, `always`, `never`). */
+  choices?: readonly string[];
 }
 
 export type FlagSpecs = Readonly<Record<string, FlagSpec>>;
@@ -29,9 +35,31 @@ export class UsageError extends Error {
   override name = 'UsageError';
 }
 
+export interface ParseOptions {
+  /** Why a flag this command does not take is not there, e.g. `{ 'config-dir': 'probe reads no registry' }`. */
+  notTaken?: Readonly<Record<string, string>>;
+}
+
 // A negative number is a positional (e.g. `probe -5`), never a flag: no short alias is a digit.
 const NEGATIVE_NUMBER = /^-[0-9]+$/;
 const INTEGER = /^(0|[1-9][0-9]*)$/;
+
+/** The user's own text in a message: cut short, and quoted and escaped unless plain, so it stays one line. */
+function quoted(s: string): string {
+  const cut = s.length > 80 ? s.slice(0, 79) + '…' : s;
+  return JSON.stringify(cut);
+}
+const shown = (s: string) => (/^[^\p{Cc}\p{Cf}\p{Z}"\\]*$/u.test(s) && s.length <= 80 ? s : quoted(s));
+
+function unknownOption(raw: string, name: string, specs: FlagSpecs, options: ParseOptions): UsageError {
+  const why = Object.hasOwn(options.notTaken ?? {}, name) ? options.notTaken![name] : undefined;
+  if (why !== undefined) return new UsageError(`--${name} does not apply: ${why}`);
+  if (!raw.startsWith('--')) {
+    return new UsageError(`unknown option ${shown(raw)}${raw.length !== 2 ? ' (long options take two dashes)' : ''}`);
+  }
+  const guess = closest(name, Object.keys(specs));
+  return new UsageError(`unknown option ${shown(raw)}${guess ? ` (did you mean --${guess}?)` : ''}`);
+}
 
 function setFlag(flags: ParsedArgs['flags'], name: string, spec: FlagSpec, raw: string | undefined): void {
   switch (spec.type) {
@@ -40,6 +68,9 @@ function setFlag(flags: ParsedArgs['flags'], name: string, spec: FlagSpec, raw: 
       flags[name] = true;
       return;
     case 'string':
+      if (spec.choices && !spec.choices.includes(raw as string)) {
+        throw new UsageError(`--${name} must be ${spec.choices.join(', ').replace(/, ([^,]*)$/, ' or $1')}, got ${quoted(raw as string)}`);
+      }
       flags[name] = raw as string;
       return;
     case 'list': {
@@ -50,7 +81,7 @@ function setFlag(flags: ParsedArgs['flags'], name: string, spec: FlagSpec, raw: 
     }
     case 'integer': {
       if (!INTEGER.test(raw as string) || !Number.isSafeInteger(Number(raw))) {
-        throw new UsageError(`--${name} needs a whole number, got ${JSON.stringify(raw)}`);
+        throw new UsageError(`--${name} needs a whole number, got ${quoted(raw as string)}`);
       }
       flags[name] = Number(raw);
       return;
@@ -58,46 +89,52 @@ function setFlag(flags: ParsedArgs['flags'], name: string, spec: FlagSpec, raw: 
   }
 }
 
-export function parseArgs(argv: readonly string[], specs: FlagSpecs): ParsedArgs {
+export function parseArgs(argv: readonly string[], specs: FlagSpecs, options: ParseOptions = {}): ParsedArgs {
+  // Non-strict: util.parseArgs splits the words into tokens and never throws; the checks are ours,
+  // because its strict mode would call `-5` an unknown option and take `--output --all` as a value.
+  const { tokens } = tokenize({
+    args: [...argv],
+    options: Object.fromEntries(
+      Object.entries(specs).map(([name, spec]) => [
+        name,
+        { type: spec.type === 'boolean' ? 'boolean' : 'string', ...(spec.short ? { short: spec.short } : {}) } as const,
+      ]),
+    ),
+    strict: false,
+    allowPositionals: true,
+    tokens: true,
+  });
   const flags: ParsedArgs['flags'] = {};
   const positionals: string[] = [];
-  const byShort = new Map<string, string>();
-  for (const [name, spec] of Object.entries(specs)) if (spec.short) byShort.set(spec.short, name);
-
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--') {
-      positionals.push(...argv.slice(i + 1));
-      break;
-    }
-    if (arg === '-' || !arg.startsWith('-') || NEGATIVE_NUMBER.test(arg)) {
-      positionals.push(arg);
+  let lastShortGroup = -1;
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      positionals.push(token.value);
       continue;
     }
-    let name: string;
-    let inline: string | undefined;
-    if (arg.startsWith('--')) {
-      const eq = arg.indexOf('=');
-      name = eq === -1 ? arg.slice(2) : arg.slice(2, eq);
-      inline = eq === -1 ? undefined : arg.slice(eq + 1);
-      if (!Object.hasOwn(specs, name)) throw new UsageError(`unknown option --${name}`);
-    } else {
-      if (arg.length !== 2) throw new UsageError(`unknown option ${arg} (long options take two dashes)`);
-      const long = byShort.get(arg[1]!);
-      if (long === undefined) throw new UsageError(`unknown option ${arg}`);
-      name = long;
-    }
-    const spec = specs[name]!;
-    if (spec.type !== 'boolean' && inline === undefined) {
-      const next = argv[i + 1];
-      if (next === undefined || (next.startsWith('-') && next !== '-' && !NEGATIVE_NUMBER.test(next))) {
-        throw new UsageError(`--${name} needs a value${spec.value ? ` (${spec.value})` : ''}`);
+    if (token.kind === 'option-terminator') continue;
+    const raw = argv[token.index]!;
+    if (!raw.startsWith('--')) {
+      // `-12` is a number, split by parseArgs into the "flags" -1 and -2: one positional.
+      if (NEGATIVE_NUMBER.test(raw)) {
+        if (lastShortGroup !== token.index) positionals.push(raw);
+        lastShortGroup = token.index;
+        continue;
       }
-      inline = next;
-      i++;
+      // A group (`-ao`) or a glued value (`-ofile`): not taken, so that no guess is made about it.
+      if (raw.length !== 2) throw unknownOption(raw, token.name, specs, options);
     }
-    if (spec.type !== 'boolean' && inline === '') throw new UsageError(`--${name} needs a non-empty value`);
-    setFlag(flags, name, spec, inline);
+    if (!Object.hasOwn(specs, token.name)) throw unknownOption(token.rawName, token.name, specs, options);
+    const spec = specs[token.name]!;
+    const value = token.value;
+    if (spec.type !== 'boolean' && !token.inlineValue) {
+      // parseArgs takes the next word as the value whatever it is; a flag there means none was given.
+      if (value === undefined || (value.startsWith('-') && value !== '-' && !NEGATIVE_NUMBER.test(value))) {
+        throw new UsageError(`--${token.name} needs a value${spec.value ? ` (${spec.value})` : ''}`);
+      }
+    }
+    if (spec.type !== 'boolean' && value === '') throw new UsageError(`--${token.name} needs a non-empty value`);
+    setFlag(flags, token.name, spec, value);
   }
   return { flags, positionals };
 }

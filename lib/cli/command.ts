@@ -1,6 +1,6 @@
 /** What every command is made of, the flags they all take, and the help text built from them. */
 import type { FlagSpecs, ParsedArgs } from './args.js';
-import type { Paint } from './output.js';
+import { COLOR_MODES, type Paint } from './output.js';
 
 export interface Context {
   flags: ParsedArgs['flags'];
@@ -8,7 +8,7 @@ export interface Context {
   /** The --config-dir values, or undefined for the default (CLAUDE_CONFIG_DIR, else ~/.claude). */
   configDirs: string[] | undefined;
   json: boolean;
-  /** Colours for stdout (off unless stdout is a TTY and NO_COLOR is unset). */
+  /** Colours for stdout (see colourChoice in output.ts: --color, FORCE_COLOR, NO_COLOR, a terminal). */
   paint: Paint;
   env: NodeJS.ProcessEnv;
   /** Asides for a person (e.g. "3 dead records hidden"): stderr, so they never mix into piped output. */
@@ -39,12 +39,57 @@ export const COMMON_FLAGS: FlagSpecs = {
     help: 'Claude Code config dir to read (repeatable; default $CLAUDE_CONFIG_DIR, else ~/.claude)',
   },
   json: { type: 'boolean', help: 'machine-readable output (a stable JSON shape)' },
+  color: {
+    type: 'string',
+    value: 'WHEN',
+    choices: COLOR_MODES,
+    help: 'colour: auto (default: on a terminal, see Environment), always or never',
+  },
   help: { type: 'boolean', short: 'h', help: 'show this help' },
   version: { type: 'boolean', short: 'V', help: 'print the version' },
 };
 
+// Commands that read no registry, and why: --config-dir is a usage error there, not silently ignored.
+const NO_REGISTRY: Readonly<Record<string, string>> = {
+  probe: 'probe asks the kernel about PIDs and reads no registry',
+  demo: 'the demo makes its own registry',
+};
+
+// Commands whose exit codes are answers of their own (yes/no); their `details` say what each means.
+const OWN_EXIT_CODES = new Set(['has-interactive', 'probe']);
+
+/** The common flags a command really takes, and for the others the reason it does not. */
+export function commonFlagsFor(cmd: Command): { flags: FlagSpecs; notTaken: Record<string, string> } {
+  const flags: Record<string, FlagSpecs[string]> = { ...COMMON_FLAGS };
+  const notTaken: Record<string, string> = {};
+  const why = Object.hasOwn(NO_REGISTRY, cmd.name) ? NO_REGISTRY[cmd.name] : undefined;
+  if (why !== undefined) {
+    delete flags['config-dir'];
+    notTaken['config-dir'] = why;
+  }
+  // Accepted everywhere (as by ls and ripgrep), so that an alias adding --color breaks nothing.
+  if (cmd.plain) flags.color = { ...COMMON_FLAGS.color!, help: `accepted, but ${cmd.name} never colours its output` };
+  return { flags, notTaken };
+}
+
+/** The environment variables that matter to a command (all of them for the general help). */
+export function environmentHelp(reads: { registry: boolean; colour: boolean }): string[] {
+  const rows: [string, string][] = [];
+  if (reads.registry) rows.push(['CLAUDE_CONFIG_DIR', 'the config dir read without --config-dir (else ~/.claude)']);
+  rows.push(['CC_SESSIONS_BACKEND', 'native, js or ps: the probe backend to use (`cc-sessions doctor` says which serves)']);
+  if (reads.colour) {
+    rows.push(['NO_COLOR', 'set and non-empty: no colour (https://no-color.org)']);
+    rows.push(['FORCE_COLOR', '1, 2, 3, true or empty: colour even when piped; 0 or false: none (beats NO_COLOR)']);
+    rows.push(['TERM', '`dumb`: no colour (--color beats all three)']);
+  }
+  rows.push(['CC_SESSIONS_DEBUG', 'non-empty: print the stack trace of a runtime error']);
+  const width = Math.max(...rows.map(([name]) => name.length)) + 2;
+  return ['Environment:', ...rows.map(([name, text]) => `  ${name.padEnd(width)}${text}`)];
+}
+
 export function commandHelp(cmd: Command): string {
-  const flags = { ...cmd.flags, ...COMMON_FLAGS };
+  const { flags: common, notTaken } = commonFlagsFor(cmd);
+  const flags = { ...cmd.flags, ...common };
   const rows = Object.entries(flags).map(([name, spec]) => {
     const short = spec.short ? `-${spec.short}, ` : '    ';
     return [`  ${short}--${name}${spec.value ? ` ${spec.value}` : ''}`, spec.help] as const;
@@ -53,5 +98,11 @@ export function commandHelp(cmd: Command): string {
   const lines = [`Usage: cc-sessions ${cmd.usage}`, '', cmd.summary, ''];
   if (cmd.details) lines.push(cmd.details.trim(), '');
   lines.push('Options:', ...rows.map(([l, h]) => l.padEnd(width) + h));
+  if (notTaken['config-dir']) lines.push(`  (--config-dir DIR does not apply: ${notTaken['config-dir']})`);
+  lines.push('');
+  if (!OWN_EXIT_CODES.has(cmd.name)) {
+    lines.push('Exit status: 0 success; 1 a runtime error (one line on stderr); 2 a usage error.', '');
+  }
+  lines.push(...environmentHelp({ registry: flags['config-dir'] !== undefined, colour: !cmd.plain }));
   return lines.join('\n') + '\n';
 }

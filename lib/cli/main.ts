@@ -4,14 +4,17 @@
  * on stderr. Nothing heavy happens at load: a statusline starts this process on every render.
  */
 import { parseArgs, UsageError } from './args.js';
-import { COMMON_FLAGS, commandHelp, type Command } from './command.js';
-import { isCommandName, loadAllCommands, loadCommand } from './commands/index.js';
-import { colourWanted, err, makePaint, out, stdoutIsTTY } from './output.js';
+import { commandHelp, commonFlagsFor, environmentHelp, type Command } from './command.js';
+import { COMMAND_NAMES, isCommandName, loadAllCommands, loadCommand } from './commands/index.js';
+import { printable } from './format.js';
+import { colourChoice, err, makePaint, out, stdoutIsTTY, type ColorMode } from './output.js';
+import { closest } from './suggest.js';
 import { readVersion } from './version.js';
 
 async function generalHelp(): Promise<string> {
   const COMMANDS = await loadAllCommands();
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
+  const noRegistry = COMMANDS.filter((c) => !commonFlagsFor(c).flags['config-dir']).map((c) => c.name);
   return [
     'Usage: cc-sessions [command] [options]',
     '',
@@ -20,9 +23,22 @@ async function generalHelp(): Promise<string> {
     'Commands:',
     ...COMMANDS.map((c) => `  ${c.name.padEnd(width)}${c.summary}`),
     '',
-    'Every command takes --config-dir DIR (repeatable), --json, --help; `list` is the default.',
-    'Run `cc-sessions COMMAND --help` for details, `cc-sessions demo` to see the filter at work.',
+    'Every command takes --json, -h/--help and -V/--version; --config-dir DIR (repeatable) where it reads',
+    `a registry (all but ${noRegistry.join(' and ')}); --color WHEN (auto, always, never) where it colours.`,
+    'Run `cc-sessions COMMAND --help` for its own options, `cc-sessions demo` to see the filter at work.',
+    '',
+    'Exit status: 0 success; 1 a runtime error (one line on stderr); 2 a usage error (unknown command or',
+    'option, missing or bad value). has-interactive and probe answer with exit codes of their own: see',
+    'their --help.',
+    '',
+    ...environmentHelp({ registry: true, colour: true }),
   ].join('\n') + '\n';
+}
+
+function unknownCommand(name: string): UsageError {
+  const guess = closest(name, COMMAND_NAMES);
+  const shown = JSON.stringify(name.length > 40 ? name.slice(0, 39) + '…' : name);
+  return new UsageError(`unknown command ${shown}${guess ? ` (did you mean ${guess}?)` : ''}; see cc-sessions --help`);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -34,19 +50,20 @@ async function main(argv: string[]): Promise<number> {
   }
   if (first === 'help') {
     const name = argv[1];
-    if (name !== undefined && !isCommandName(name)) throw new UsageError(`unknown command "${name}"`);
+    if (name !== undefined && !isCommandName(name)) throw unknownCommand(name);
     out(name ? commandHelp(await loadCommand(name)) : await generalHelp());
     return 0;
   }
   let cmd: Command | undefined;
   let rest = argv;
   if (first !== undefined && !first.startsWith('-')) {
-    if (!isCommandName(first)) throw new UsageError(`unknown command "${first}" (see cc-sessions --help)`);
+    if (!isCommandName(first)) throw unknownCommand(first);
     cmd = await loadCommand(first);
     rest = argv.slice(1);
   }
   const command = cmd ?? (await loadCommand('list'));
-  const { flags, positionals } = parseArgs(rest, { ...command.flags, ...COMMON_FLAGS });
+  const common = commonFlagsFor(command);
+  const { flags, positionals } = parseArgs(rest, { ...command.flags, ...common.flags }, { notTaken: common.notTaken });
   if (flags.version) {
     out(readVersion() + '\n');
     return 0;
@@ -57,16 +74,19 @@ async function main(argv: string[]): Promise<number> {
   }
   const allowed = command.positionals ?? { min: 0, max: 0, name: '' };
   if (positionals.length > allowed.max) {
-    throw new UsageError(`${command.name}: unexpected argument "${positionals[allowed.max]}"`);
+    throw new UsageError(`${command.name}: unexpected argument ${JSON.stringify(positionals[allowed.max]!.slice(0, 80))}`);
   }
   if (positionals.length < allowed.min) throw new UsageError(`${command.name}: needs ${allowed.name}`);
   const configDirs = flags['config-dir'] as string[] | undefined;
+  const json = flags.json === true;
+  // The terminal is asked (node:tty) only when nothing else decides.
+  const colour = !command.plain && !json && (colourChoice(process.env, flags.color as ColorMode | undefined) ?? (await stdoutIsTTY()));
   return command.run({
     flags,
     positionals,
     configDirs,
-    json: flags.json === true,
-    paint: makePaint(!command.plain && flags.json !== true && colourWanted(await stdoutIsTTY(), process.env)),
+    json,
+    paint: makePaint(colour),
     env: process.env,
     note: err,
   });
@@ -77,13 +97,13 @@ main(process.argv.slice(2)).then(
     process.exitCode = code;
   },
   (error: unknown) => {
+    // One line, whatever the message holds (a path or an argument with a newline or a bidi override).
+    const message = printable(error instanceof Error ? error.message : String(error));
+    err(`cc-sessions: ${message}\n`);
     if (error instanceof UsageError) {
-      err(`cc-sessions: ${error.message}\n`);
       process.exitCode = 2;
       return;
     }
-    const message = error instanceof Error ? error.message : String(error);
-    err(`cc-sessions: ${message}\n`);
     if (process.env.CC_SESSIONS_DEBUG && error instanceof Error && error.stack) err(error.stack + '\n');
     process.exitCode = 1;
   },

@@ -1,9 +1,12 @@
 import { writeSync } from 'node:fs';
 import { lazyBuiltin } from '../runtime.js';
+import { printable } from './format.js';
+import { displayWidth, isPlainAscii, lazily } from './width.js';
 
 /**
- * Output for the CLI: colour only on a TTY and never with NO_COLOR, aligned tables, and writes that
- * survive a reader that goes away (`cc-sessions list | head -1` must not crash with EPIPE).
+ * Output for the CLI: colour as --color, FORCE_COLOR, NO_COLOR and the terminal say, tables aligned
+ * in display columns, and writes that survive a reader that goes away (`cc-sessions list | head -1`
+ * must not crash with EPIPE).
  */
 
 export interface Paint {
@@ -15,11 +18,26 @@ export interface Paint {
   bold(s: string): string;
 }
 
-/** https://no-color.org: NO_COLOR present and non-empty turns colour off, whatever the terminal. */
-export function colourWanted(isTTY: boolean, env: NodeJS.ProcessEnv): boolean {
+export const COLOR_MODES = ['auto', 'always', 'never'] as const;
+export type ColorMode = (typeof COLOR_MODES)[number];
+
+/**
+ * Whether to colour, where that does not depend on the terminal; undefined: colour if stdout is one.
+ * The command line wins (`--color=always|never`, as in ls, grep, ripgrep); then FORCE_COLOR, read as
+ * Node and chalk read it (empty, `1`, `2`, `3` or `true` forces colour on, `0` or `false` off, any
+ * other value is ignored); then https://no-color.org (NO_COLOR present and non-empty: off); then
+ * `TERM=dumb` (off).
+ */
+export function colourChoice(env: NodeJS.ProcessEnv, mode: ColorMode = 'auto'): boolean | undefined {
+  if (mode !== 'auto') return mode === 'always';
+  const force = env.FORCE_COLOR;
+  if (force !== undefined) {
+    if (['', '1', '2', '3', 'true'].includes(force)) return true;
+    if (force === '0' || force === 'false') return false;
+  }
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== '') return false;
   if (env.TERM === 'dumb') return false;
-  return isTTY;
+  return undefined;
 }
 
 /** Whether fd 1 is a terminal. node:tty loads the net stack, so only commands that colour ask. */
@@ -47,22 +65,42 @@ export function makePaint(enabled: boolean): Paint {
 /** A table cell: its text, and how to colour it (applied after padding, so widths stay right). */
 export type Cell = string | { text: string; paint?: (s: string) => string };
 
-/** Left-aligned columns separated by two spaces; the last column is not padded. */
+/**
+ * Left-aligned columns separated by two spaces, measured in display columns (a CJK name or an emoji
+ * takes two); the last column is not padded. Every cell is passed through `printable` first.
+ */
 export function table(header: readonly string[], rows: readonly (readonly Cell[])[], paint: Paint): string {
-  const widths = header.map((h) => h.length);
-  const text = (c: Cell) => (typeof c === 'string' ? c : c.text);
-  for (const row of rows) row.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, text(c).length)));
-  const line = (cells: readonly Cell[], head: boolean) =>
+  const text = (c: Cell) => printable(typeof c === 'string' ? c : c.text);
+  const lines = [header, ...rows].map((row) =>
+    row.map((cell) => {
+      const t = text(cell);
+      return { cell, text: t, width: displayWidth(t) };
+    }),
+  );
+  const widths: number[] = [];
+  for (const line of lines) line.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, c.width)));
+  const draw = (cells: (typeof lines)[number], head: boolean) =>
     cells
-      .map((c, i) => {
-        const t = text(c);
-        const padded = i === cells.length - 1 ? t : t.padEnd(widths[i]!);
+      .map(({ cell, text: t, width }, i) => {
+        const padded = i === cells.length - 1 ? t : t + ' '.repeat(widths[i]! - width);
         if (head) return paint.bold(padded);
-        return typeof c !== 'string' && c.paint ? c.paint(padded) : padded;
+        return typeof cell !== 'string' && cell.paint ? cell.paint(padded) : padded;
       })
       .join('  ')
       .trimEnd();
-  return [line(header, true), ...rows.map((r) => line(r, false))].join('\n') + '\n';
+  return lines.map((cells, i) => draw(cells, i === 0)).join('\n') + '\n';
+}
+
+// Characters JSON.stringify leaves as they are but a terminal acts on: DEL and C1 controls, format
+// characters (bidi overrides, zero-width), line and paragraph separators. They can only stand inside
+// a JSON string, where `\u202e` is the same data.
+const JSON_UNSAFE = lazily(() => /[\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}]/gu);
+const escapeUnits = (c: string) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
+
+/** JSON.stringify for output a person may see raw (`list --json` in a terminal): the same document. */
+export function jsonText(value: unknown): string {
+  const text = JSON.stringify(value);
+  return isPlainAscii(text) ? text : text.replace(JSON_UNSAFE(), escapeUnits);
 }
 
 // Writes go straight to file descriptors 1 and 2: creating `process.stdout` (a stream, plus the net

@@ -37,7 +37,8 @@ export function verdictCell(r: SessionRecord, paint: Paint): Cell {
 
 /** `busy 3m ago`, `waiting (permission prompt) 12s ago`, or `-` when the record has no status. */
 export function statusText(r: SessionRecord, now = Date.now()): string {
-  const status = r.status ? printable(r.status) : '-';
+  // Claude Code writes a short word here; anything else is cut so it cannot push the table apart.
+  const status = r.status ? clip(printable(r.status), 16) : '-';
   const detail = r.status === 'waiting' && r.waitingFor ? ` (${clip(printable(r.waitingFor), 24)})` : '';
   const when = ago(r.statusUpdatedAt ?? r.updatedAt, now);
   return `${status}${detail}${when ? (when === 'now' ? ' now' : ` ${when} ago`) : ''}`;

@@ -102,13 +102,13 @@ describe('list', () => {
     expect(all).toHaveLength(5);
   });
 
-  it('without any registry folder says so and points to the demo (exit 0)', () => {
+  it('without any registry folder says so on stderr (an aside) and points to the demo (exit 0)', () => {
     for (const env of [cliEnv({ CLAUDE_CONFIG_DIR: empty }), cliEnv({ HOME: empty })]) {
       const r = runCli(cli, [], { env });
       expect(r.status).toBe(0);
-      expect(r.stdout).toMatch(/^No Claude Code session registry here \(.*sessions does not exist\)/);
-      expect(r.stdout).toContain('cc-sessions demo');
-      expect(r.stderr).toBe('');
+      expect(r.stderr).toMatch(/^No Claude Code session registry here \(.*sessions does not exist\)/);
+      expect(r.stderr).toContain('cc-sessions demo');
+      expect(r.stdout).toBe('');
     }
   });
 });

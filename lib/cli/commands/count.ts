@@ -2,6 +2,7 @@
 import { liveInteractiveRecords, liveRecords } from '../../registry/guards.js';
 import type { Command } from '../command.js';
 import { out } from '../output.js';
+import { configDirList } from './list.js';
 
 export const count: Command = {
   name: 'count',
@@ -17,7 +18,9 @@ Prints one number: live records of every kind, or with --interactive only the in
   run(ctx) {
     const interactive = ctx.flags.interactive === true;
     const options = { env: ctx.env };
-    const n = (interactive ? liveInteractiveRecords : liveRecords)(ctx.configDirs, options).length;
+    const dirs = configDirList(ctx.configDirs, ctx.env);
+    const records = (interactive ? liveInteractiveRecords : liveRecords)(dirs, options);
+    const n = records.length;
     out(ctx.json ? JSON.stringify({ count: n, interactive }) + '\n' : `${n}\n`);
     return 0;
   },

@@ -4,7 +4,7 @@ import { defaultConfigDir, sessionsDir } from '../../registry/config.js';
 import { scanRegistry } from '../../registry/read/scan.js';
 import type { Command } from '../command.js';
 import { shortenHome } from '../format.js';
-import { out, table } from '../output.js';
+import { jsonText, out, table } from '../output.js';
 import { LIST_HEADER, recordJson, recordRow } from '../records.js';
 
 /** The config dirs a command reads: the --config-dir values, else the default one. */
@@ -28,12 +28,13 @@ Live verdicts: alive, unverified, foreign. With --all, provably dead ones too: g
     const { records } = scanRegistry(dirs, { env: ctx.env });
     const shown = ctx.flags.all ? records : records.filter((r) => r.live);
     if (ctx.json) {
-      out(JSON.stringify({ records: shown.map(recordJson) }) + '\n');
+      out(jsonText({ records: shown.map(recordJson) }) + '\n');
       return 0;
     }
     if (records.length === 0 && !dirs.some((d) => existsSync(sessionsDir(d)))) {
       const where = dirs.map((d) => shortenHome(sessionsDir(d))).join(', ');
-      out(
+      // An aside, not a result: stdout stays empty for whatever reads it (and exit 0: no sessions).
+      ctx.note(
         `No Claude Code session registry here (${where} does not exist): Claude Code has not run on this machine, ` +
           `or under another config dir (--config-dir DIR, or CLAUDE_CONFIG_DIR).\n` +
           `Run \`cc-sessions demo\` to see the filter at work on a registry of its own.\n`,

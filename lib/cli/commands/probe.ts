@@ -2,7 +2,7 @@
 import { probe as probePids } from '../../backend/index.js';
 import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
-import { out, table } from '../output.js';
+import { jsonText, out, table } from '../output.js';
 
 const PID_TEXT = /^-?[0-9]+$/;
 
@@ -11,7 +11,8 @@ export const probe: Command = {
   summary: 'probe PIDs: alive, unverified, zombie, gone or invalid, with their start token',
   usage: 'probe [options] PID...',
   details: `
-Exit 0 when every PID is alive or unverified (the process exists), 1 otherwise.
+Exit 0 when every PID is alive or unverified (the process exists), 1 otherwise, 2 on a usage error
+(a PID that is not a number). Reads no registry: --config-dir does not apply.
 --json prints [{"pid": N, "state": STATE, "token": STRING|null}...] in the order given.`,
   flags: {},
   positionals: { min: 1, max: Number.MAX_SAFE_INTEGER, name: 'at least one PID' },
@@ -22,7 +23,7 @@ Exit 0 when every PID is alive or unverified (the process exists), 1 otherwise.
     });
     const results = probePids(pids);
     if (ctx.json) {
-      out(JSON.stringify(results.map((r) => ({ pid: r.pid, state: r.state, token: r.token ?? null }))) + '\n');
+      out(jsonText(results.map((r) => ({ pid: r.pid, state: r.state, token: r.token ?? null }))) + '\n');
     } else {
       const { paint } = ctx;
       const colour = (s: string) => (s === 'alive' ? paint.green : s === 'unverified' ? paint.yellow : paint.red);

@@ -1,7 +1,8 @@
 /** `cc-sessions snapshot`: the registry as one JSON document, for dashboards that cannot see this host. */
 import { snapshot as takeSnapshot, writeSnapshot } from '../../registry/snapshot.js';
 import type { Command } from '../command.js';
-import { out } from '../output.js';
+import { jsonText, out } from '../output.js';
+import { configDirList } from './list.js';
 
 export const snapshot: Command = {
   name: 'snapshot',
@@ -17,10 +18,11 @@ The document: {"version": 1, "written": EPOCH_MS, "host": {"platform", "pidDomai
     output: { type: 'string', short: 'o', value: 'FILE', help: 'write the snapshot to FILE (atomic replace)' },
   },
   run(ctx) {
-    const data = takeSnapshot(ctx.configDirs);
+    const dirs = configDirList(ctx.configDirs, ctx.env);
+    const data = takeSnapshot(dirs);
     const file = ctx.flags.output as string | undefined;
     if (file === undefined) {
-      out(JSON.stringify(data) + '\n');
+      out(jsonText(data) + '\n');
       return 0;
     }
     writeSnapshot(file, data);

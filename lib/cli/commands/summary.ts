@@ -4,6 +4,7 @@ import { type SessionRecord } from '../../registry/types.js';
 import type { Command } from '../command.js';
 import { out } from '../output.js';
 import { COUNT_KEYS, defaultSummary, parseTemplate, renderTemplate, type Counts } from '../template.js';
+import { configDirList } from './list.js';
 
 const STATUSES = new Set(['busy', 'waiting', 'idle', 'shell']);
 
@@ -50,7 +51,9 @@ shell, idle, other (a session without a known status), joined by " · "; "no ses
   run(ctx) {
     // Parse the template before reading anything: a bad one is a usage error, exit 2.
     const template = typeof ctx.flags.format === 'string' ? parseTemplate(ctx.flags.format) : undefined;
-    const counts = countRecords(readRecords(ctx.configDirs, { env: ctx.env }), ctx.flags.interactive === true);
+    const dirs = configDirList(ctx.configDirs, ctx.env);
+    const records = readRecords(dirs, { env: ctx.env });
+    const counts = countRecords(records, ctx.flags.interactive === true);
     const text = template ? renderTemplate(template, counts) : defaultSummary(counts);
     out(ctx.json ? JSON.stringify({ ...counts, text }) + '\n' : text + '\n');
     return 0;
