@@ -53,6 +53,9 @@ describeWithClaude('the statusline in real Claude Code', () => {
     const cfg = h.lab.configDir;
     watcher = startCli(h.cli, ['watch', '--interval', '200', '--config-dir', cfg, '--statusline-dir', lines()], { stdio: ['ignore', 'ignore', 'pipe'] });
     const [busy1, wait1, third] = await h.lab.start('busy1', 'wait1', 'third');
+    // Typed before the prompt takes input, a line is lost (the first write has no status yet): as the
+    // other suites do, start typing once each session is idle.
+    await Promise.all([busy1, wait1, third].map((s) => s!.waitFor('idle', 90_000)));
     await busy1!.send('SLOW 150000 hi');
     await wait1!.send('TOOL');
     await busy1!.waitFor('busy', 90_000);
