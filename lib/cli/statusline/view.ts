@@ -29,14 +29,15 @@ export interface StatuslineView {
 }
 
 // Bidirectional overrides, zero-width characters and line separators can reorder or hide what a
-// terminal shows; printable() already blanks C0/C1 controls (ESC, CSI).
+// terminal shows: they are dropped (a name stays one word), and printable() then blanks what else a
+// terminal would act on (C0/C1 controls such as ESC and CSI, other format characters).
 // eslint-disable-next-line no-misleading-character-class
 const INVISIBLE = /[\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
 
 /** A value from another program's file, made safe for one terminal line, at most `max` characters. */
 export function sanitise(value: string | undefined, max: number): string {
   if (value === undefined) return '';
-  return clip(printable(value).replace(INVISIBLE, '').replace(/\s+/g, ' ').trim(), max);
+  return clip(printable(value.replace(INVISIBLE, '')).replace(/\s+/g, ' ').trim(), max);
 }
 
 function waiterOf(r: SessionRecord): Waiter {
