@@ -31,12 +31,17 @@ export interface StatuslineView {
 // Bidirectional overrides, zero-width characters and line separators can reorder or hide what a
 // terminal shows; printable() already blanks C0/C1 controls (ESC, CSI).
 // eslint-disable-next-line no-misleading-character-class
-const INVISIBLE = /[\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+const INVISIBLE = /[\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+// Half of a UTF-16 pair (a JSON "\ud800" escape): it reaches the terminal as U+FFFD.
+const LONE_SURROGATE = /\p{Cs}/gu;
 
-/** A value from another program's file, made safe for one terminal line, at most `max` characters. */
+/** A value from another program's file, made safe for one terminal line, at most `max` UTF-16 units. */
 export function sanitise(value: string | undefined, max: number): string {
   if (value === undefined) return '';
-  return clip(printable(value).replace(INVISIBLE, '').replace(/\s+/g, ' ').trim(), max);
+  const text = printable(value).replace(INVISIBLE, '').replace(LONE_SURROGATE, '').replace(/\s+/g, ' ').trim();
+  const cut = clip(text, max);
+  // clip() counts UTF-16 units: a cut between the halves of a pair (an emoji) leaves half of it.
+  return cut.length < text.length ? cut.replace(LONE_SURROGATE, '') : cut;
 }
 
 function waiterOf(r: SessionRecord): Waiter {
