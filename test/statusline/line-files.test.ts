@@ -254,6 +254,26 @@ describe('watch --statusline-dir', () => {
     expect(readdirSync(dir).sort()).toEqual(['123', 'notes.txt']);
   });
 
+  it('refuses a folder others may write or another user owns (their planted file would be shown), and deletes nothing', () => {
+    const { reg, dir } = setup();
+    mkdirSync(dir);
+    writeFileSync(join(dir, '123'), '\x1b]0;planted\x07');
+    const start = () =>
+      spawnSync(process.execPath, [cli, 'watch', '--config-dir', reg.configDir, '--statusline-dir', dir], { encoding: 'utf8', timeout: 10_000 });
+    const modes = [0o777, 0o720, 0o702];
+    if (isRoot) modes.push(-1); // 0700 but nobody's
+    for (const mode of modes) {
+      if (mode === -1) {
+        chmodSync(dir, 0o700);
+        spawnSync('chown', ['65534:65534', dir]);
+      } else chmodSync(dir, mode);
+      const r = start();
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/--statusline-dir: .* (may be written by others|is not this user's)/);
+      expect(readdirSync(dir)).toEqual(['123']);
+    }
+  });
+
   it.skipIf(!isRoot || !hasSetpriv)('run as nobody with a folder it cannot create: one line, exit 1, nothing written', () => {
     const { reg, dir } = setup();
     mkdirSync(join(dir, '..'), { recursive: true });

@@ -12,7 +12,8 @@
  * - a file is rewritten whenever its own session's record changes, so it is newer than that record
  *   while a watcher keeps it; the settings snippet renders it only then (`[ DIR/P -nt …/P.json ]`),
  *   which also catches a watcher that is stopped (SIGSTOP) or a guardian that died with it.
- * DIR must hold nothing but these files: the cleanup may then remove every `<pid>` name in it.
+ * DIR must hold nothing but these files: the cleanup may then remove every `<pid>` name in it. It must be
+ * this user's, and nobody else may write it: what is in it is printed as it is.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -78,7 +79,16 @@ export class LineFiles {
   constructor(dir: string, private readonly template: StatuslineTemplate, options: LineFilesOptions = {}) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.dir = realpathSync(dir);
-    if (!lstatSync(this.dir).isDirectory()) throw new Error(`--statusline-dir: ${dir} is not a folder`);
+    const st = lstatSync(this.dir);
+    if (!st.isDirectory()) throw new Error(`--statusline-dir: ${dir} is not a folder`);
+    // A statusline prints DIR/<pid> as it is: a file someone else could plant or replace there would
+    // reach the terminal (escapes and all) and, touched, pass the freshness test.
+    if (process.getuid !== undefined && st.uid !== process.getuid()) {
+      throw new Error(`--statusline-dir: ${this.dir} is not this user's; give it a folder of your own`);
+    }
+    if ((st.mode & 0o022) !== 0) {
+      throw new Error(`--statusline-dir: ${this.dir} may be written by others (mode ${(st.mode & 0o777).toString(8)}); chmod go-w it`);
+    }
     this.seconds = (options.mtimeGranularity ?? (process.platform === 'darwin' ? 'seconds' : 'fine')) === 'seconds';
     this.onError = options.onError ?? (() => {});
     const names = readdirSync(this.dir);
