@@ -13,7 +13,7 @@ import { builtCli, removeCopy, startCli } from '../cli/run-cli.js';
 import { ExecRunner, eventEnv } from '../../lib/cli/statusline/exec.js';
 import type { WatchEvent } from '../../lib/index.js';
 import type { SessionRecord } from '../../lib/registry/types.js';
-import { endAll, procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
+import { endAll, procStartTicks, procState, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord } from '../helpers/registry-fixture.js';
 
 let cli: string;
@@ -114,6 +114,29 @@ describe('the exec runner', () => {
     runner.push(event(1, 'busy'));
     runner.push(event(2, 'busy'));
     await until(() => text(log) === '2\n', 'the next run');
+    expect(lines).toEqual(['--exec ran over 300 ms for changed 1: stopped']);
+  });
+
+  it('stops the whole command, not only its first process: a timeout and a close leave no grandchild running', async () => {
+    const lines: string[] = [];
+    const gone = (pid: number) => {
+      const state = procState(pid);
+      return state === undefined || state === 'Z';
+    };
+    for (const how of ['timeout', 'close'] as const) {
+      const pidFile = join(work, `grandchild-${how}.pid`);
+      // `; wait` keeps the shell from exec'ing sleep: the sleep is the shell's child, as curl in a script would be.
+      const runner = new ExecRunner({ command: { shell: `sleep 30 & echo $! > '${pidFile}'; wait` }, timeoutMs: how === 'timeout' ? 300 : 60_000, report: (l) => lines.push(l) });
+      cleanups.push(() => runner.close());
+      runner.push(event(1, 'busy'));
+      await until(() => text(pidFile).endsWith('\n'), 'the grandchild');
+      const grandchild = Number(text(pidFile));
+      cleanups.push(() => {
+        if (!gone(grandchild)) process.kill(grandchild, 'SIGKILL'); // ours: started by this test's command
+      });
+      if (how === 'close') runner.close();
+      await until(() => gone(grandchild), `the grandchild to end after the ${how}`, 10_000);
+    }
     expect(lines).toEqual(['--exec ran over 300 ms for changed 1: stopped']);
   });
 
