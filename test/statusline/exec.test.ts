@@ -192,6 +192,38 @@ describe('watch --exec with the CLI', () => {
     expect(stderr).toBe('');
   });
 
+  it('ends on SIGINT within seconds while a command that ignores SIGTERM runs, and ends that command too', async () => {
+    const reg = makeRegistry('ccs-exec-stubborn-');
+    cleanups.push(() => reg.remove());
+    reg.write(a.pid, sessionRecord(a.pid, { procStart: procStartTicks(a.pid), status: 'idle' }));
+    const pidFile = join(work, 'stubborn.pid');
+    // `trap '' TERM` is inherited: the sleep ignores SIGTERM too.
+    const script = `trap '' TERM; sleep 30 & echo $! > '${pidFile}'; wait; sleep 30`;
+    const child = startCli(cli, ['watch', '--config-dir', reg.configDir, '--exec', script, '--exec-shell']);
+    child.stdout!.resume();
+    child.stderr!.resume();
+    const exited = new Promise((r) => child.once('exit', r));
+    cleanups.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    });
+    await until(() => text(pidFile).endsWith('\n'), 'the command to start');
+    const sleeper = Number(text(pidFile));
+    const gone = () => {
+      const state = procState(sleeper);
+      return state === undefined || state === 'Z';
+    };
+    cleanups.push(() => {
+      if (!gone()) process.kill(sleeper, 'SIGKILL'); // ours: started by this test's command
+    });
+    child.kill('SIGINT');
+    let ended = false;
+    void exited.then(() => (ended = true));
+    await until(() => ended, 'the watcher to end', 15_000); // it waited for the command: up to 62 s
+    expect(child.exitCode).toBe(0);
+    expect(gone()).toBe(true);
+  }, 30_000);
+
   it('rejects an unclosed quote and --exec-shell without --exec as usage errors', () => {
     const bad = spawnSync(process.execPath, [cli, 'watch', '--exec', "notify-send 'x"], { encoding: 'utf8' });
     expect(bad.status).toBe(2);

@@ -122,12 +122,35 @@ export class ExecRunner {
     });
   }
 
-  /** No new runs; a running command is asked to stop (SIGTERM: it is ours, started by this watcher). */
+  /** No new runs; a running command is asked to stop (SIGTERM to its group, ours: started by this watcher), then made to. */
   close(): void {
     this.closed = true;
     this.queue.length = 0;
     const child = this.running;
-    if (child) signalGroup(child, 'SIGTERM');
+    if (child === undefined) return;
+    signalGroup(child, 'SIGTERM');
+    // A command that ignores SIGTERM would keep the watch from ending (its process holds the loop)
+    // until the run's timeout: its group gets SIGKILL 2 s later, unless it has all ended by then.
+    const kill = setTimeout(() => {
+      clearInterval(check);
+      signalGroup(child, 'SIGKILL');
+    }, 2000);
+    const check = setInterval(() => {
+      if (groupEnded(child)) {
+        clearTimeout(kill);
+        clearInterval(check);
+      }
+    }, 50);
+  }
+}
+
+function groupEnded(child: ChildProcess): boolean {
+  if (child.pid === undefined) return true;
+  try {
+    process.kill(-child.pid, 0);
+    return false;
+  } catch {
+    return true;
   }
 }
 
