@@ -166,6 +166,35 @@ describe('watch --statusline-dir', () => {
     }
   });
 
+  it.skipIf(!isRoot)('removes a file it cannot rewrite (a full disk): an old line never stays up, nor after a clean stop', async () => {
+    const { reg, live } = setup();
+    const mnt = mkdtempSync(join(tmpdir(), 'ccs-lines-full-'));
+    expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', mnt]).status).toBe(0);
+    cleanups.push(() => {
+      spawnSync('umount', [mnt]);
+      rmSync(mnt, { recursive: true, force: true });
+    });
+    const dir = join(mnt, 'lines');
+    live(a, { status: 'idle', name: 'alpha' });
+    live(b, { status: 'busy', name: 'beta' });
+    const w = watch(reg, dir);
+    await until(() => read(dir, a.pid) === '1 busy\n', "a's line");
+    for (let i = 0; ; i++) {
+      try {
+        writeFileSync(join(mnt, `filler-${i}`), Buffer.alloc(4096, 1));
+      } catch {
+        break; // ENOSPC: the disk is full
+      }
+    }
+    live(b, { status: 'waiting', waitingFor: 'permission prompt', name: 'beta' });
+    await until(() => w.stderr().includes('ENOSPC'), 'the failed rewrite');
+    // "1 busy" is no longer true: the file must not stay (the snippet would show it, newer than a's record).
+    await until(() => read(dir, a.pid) === undefined, "a's outdated file to go");
+    w.child.kill('SIGTERM');
+    await new Promise((r) => w.child.once('exit', r));
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('cleans up on SIGTERM and SIGINT: no line file, no lock, no guardian left', async () => {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const { reg, dir, live } = setup();

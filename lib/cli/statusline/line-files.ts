@@ -200,7 +200,10 @@ export class LineFiles {
         this.write(pid, content, own);
         this.written.set(pid, content);
       } catch (error) {
+        // The file there now holds an older line, and may still test newer than its record: it goes,
+        // and the statusline falls back until a write succeeds (and close() would not know it).
         this.written.delete(pid);
+        this.unlink(join(this.dir, String(pid)));
         this.onError(error);
       }
     }
