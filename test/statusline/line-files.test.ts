@@ -4,7 +4,7 @@
  * that looks fresh once the watcher is gone — stopped cleanly, killed with -9, or stopped then killed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -257,6 +257,24 @@ describe('watch --statusline-dir', () => {
     await until(() => read(dir, c.pid) === undefined, 'the leftover to be removed');
     await until(() => read(dir, a.pid) === '1 idle\n', 'the new watcher\'s files');
     expect(third.stderr()).toBe('');
+  });
+
+  it('takes a lock that is no regular file (a symlink to /dev/zero, a FIFO) for junk: no hang, nothing followed', async () => {
+    const { reg, dir, live } = setup();
+    live(a, { status: 'busy' });
+    live(b, { status: 'idle' });
+    mkdirSync(dir, { mode: 0o700 });
+    for (const plant of [() => symlinkSync('/dev/zero', join(dir, '.watcher')), () => spawnSync('mkfifo', [join(dir, '.watcher')])]) {
+      plant();
+      const w = watch(reg, dir);
+      await until(() => read(dir, a.pid) === '1 idle\n', 'the watcher\'s files');
+      expect(lstatSync(join(dir, '.watcher')).isFile()).toBe(true);
+      expect(readFileSync(join(dir, '.watcher'), 'utf8')).toContain(`"pid":${w.child.pid}`);
+      expect(w.stderr()).toBe('');
+      w.child.kill('SIGTERM');
+      await new Promise((r) => w.child.once('exit', r));
+      expect(readdirSync(dir)).toEqual([]);
+    }
   });
 
   it('treats an unreadable lock as a watcher starting while it is fresh, and as junk once it is old', () => {

@@ -19,6 +19,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  constants,
+  fstatSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -118,15 +120,19 @@ export class LineFiles {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
       let holder = this.readLock(path);
+      if (holder === 'junk') {
+        this.unlink(path);
+        continue;
+      }
       if (holder === undefined) {
         // Another watcher may be between creating the lock and writing it: look again shortly.
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
         holder = this.readLock(path);
-        if (holder === undefined && Date.now() - this.mtimeOf(path) < 2000) {
+        if ((holder === undefined || holder === 'junk') && Date.now() - this.mtimeOf(path) < 2000) {
           throw new Error(`--statusline-dir: another watcher is starting in ${this.dir}`);
         }
       }
-      if (holder && holder.pid !== process.pid && !DEAD_VERDICTS.has(verdict(holder.pid, holder.token))) {
+      if (typeof holder === 'object' && holder.pid !== process.pid && !DEAD_VERDICTS.has(verdict(holder.pid, holder.token))) {
         throw new Error(`--statusline-dir: another watcher (pid ${holder.pid}) keeps ${this.dir}`);
       }
       this.unlink(path); // its watcher is provably dead, or the lock stayed unreadable
@@ -134,9 +140,25 @@ export class LineFiles {
     throw new Error(`--statusline-dir: could not take ${join(this.dir, LOCK_FILE)}`);
   }
 
-  private readLock(path: string): { pid: number; token: string | undefined } | undefined {
+  /**
+   * The watcher the lock names; undefined while it is unreadable (being written); 'junk' for what no
+   * watcher writes (a symlink, a FIFO, a device, a large file), never followed, blocked on or read whole.
+   */
+  private readLock(path: string): { pid: number; token: string | undefined } | undefined | 'junk' {
+    let text: string;
+    let fd: number | undefined;
     try {
-      const value = JSON.parse(readFileSync(path, 'utf8')) as { pid?: unknown; token?: unknown };
+      fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      const st = fstatSync(fd);
+      if (!st.isFile() || st.size > 4096) return 'junk';
+      text = readFileSync(fd, 'utf8');
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'junk' : undefined;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+    try {
+      const value = JSON.parse(text) as { pid?: unknown; token?: unknown };
       if (typeof value.pid !== 'number' || !Number.isSafeInteger(value.pid) || value.pid < 1) return undefined;
       return { pid: value.pid, token: typeof value.token === 'string' ? value.token : undefined };
     } catch {
@@ -146,7 +168,7 @@ export class LineFiles {
 
   private mtimeOf(path: string): number {
     try {
-      return statSync(path).mtimeMs;
+      return lstatSync(path).mtimeMs;
     } catch {
       return 0;
     }
@@ -250,7 +272,8 @@ export class LineFiles {
     for (const pid of this.written.keys()) this.unlink(join(this.dir, String(pid)));
     this.written.clear();
     const path = join(this.dir, LOCK_FILE);
-    if (this.readLock(path)?.pid === process.pid) this.unlink(path);
+    const holder = this.readLock(path);
+    if (typeof holder === 'object' && holder.pid === process.pid) this.unlink(path);
     // EOF for the guardian: it finds no lock of ours and ends without touching anything.
     this.guardian?.stdin?.destroy();
   }
