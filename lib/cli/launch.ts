@@ -7,7 +7,7 @@
  *   (NODE_COMPILE_CACHE, else the OS temp folder).
  * - Older Node (20): a V8 code cache of the bundle in a per-user cache folder
  *   (`$XDG_CACHE_HOME/cc-sessions/`, else `~/.cache/cc-sessions/`), one file per package version,
- *   Node version, architecture and V8 flags, tagged with the bundle's size and mtime. A missing,
+ *   Node version, architecture and V8 flags, tagged with the bundle's size, mtime, ctime and inode. A missing,
  *   foreign, stale, corrupt or rejected file is ignored (the bundle is compiled as usual) and, once, a
  *   fresh one is written at exit: to a temporary file, then renamed, so a reader sees a whole file or
  *   none. A folder that cannot be made or written leaves the run uncached, never failing.
@@ -111,14 +111,20 @@ function writeCache(fs: typeof Fs, { base, file }: { base: string; file: string 
 function runWithCodeCache(): void {
   const fs = require('node:fs') as typeof Fs;
   const { Script } = require('node:vm') as typeof import('node:vm');
-  const source = fs.readFileSync(bundle, 'utf8');
   const place = process.getuid ? cachePlace() : undefined;
+  // The identity comes from the descriptor the source is read from, taken before the read: a bundle
+  // replaced or rewritten meanwhile gets another identity next time, never this source's bytecode.
+  // V8 itself checks only the source's length, and size and mtime survive a rebuild copied with
+  // its mtime (cp -p, tar, rsync -a, an image layer); the inode and ctime of a rewrite never do.
+  const fd = fs.openSync(bundle, 'r');
+  let source: string;
   let identity = '';
   try {
-    const st = fs.statSync(bundle);
-    identity = `${st.size} ${st.mtimeMs}`;
-  } catch {
-    // read above, gone now: run uncached
+    const st = fs.fstatSync(fd);
+    identity = `${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino}`;
+    source = fs.readFileSync(fd, 'utf8');
+  } finally {
+    fs.closeSync(fd);
   }
   const cachedData = place && identity ? readCache(fs, place.file, identity) : undefined;
   const script = new Script(nodeModule.wrap(source), { filename: bundle, cachedData });

@@ -117,6 +117,25 @@ describe.skipIf(hasCompileCache)('the CLI code cache (Node without module.enable
     expect(identity(theFile())).toBe(after);
   });
 
+  it('is not used for a bundle rewritten with the same size and mtime (cp -p, tar, rsync -a): V8 checks only the length', () => {
+    const bundle = join(cli, '..', 'cli-main.cjs');
+    const original = readFileSync(bundle);
+    const summary = () => runCli(cli, ['summary', '--config-dir', join(work, 'no-config')], { env: env() });
+    const released = 1_700_000_000; // whole seconds: utimes restores them exactly
+    try {
+      utimesSync(bundle, released, released);
+      expect(summary()).toMatchObject({ status: 0, stdout: 'no sessions\n' }); // cached with summary's code in it
+      const patched = original.toString('latin1').replaceAll('no sessions', 'NO SESSIONS');
+      expect(patched.length).toBe(original.length);
+      writeFileSync(bundle, patched, 'latin1');
+      utimesSync(bundle, released, released);
+      expect(statSync(bundle)).toMatchObject({ size: original.length, mtimeMs: released * 1000 });
+      expect(summary()).toMatchObject({ status: 0, stdout: 'NO SESSIONS\n' });
+    } finally {
+      writeFileSync(bundle, original);
+    }
+  });
+
   it('is never followed through a symlink or read from a FIFO (no hang), and a run still answers', () => {
     count();
     const file = theFile();

@@ -13,7 +13,7 @@ import { builtCli, removeCopy, startCli } from '../cli/run-cli.js';
 import { ExecRunner, eventEnv } from '../../lib/cli/statusline/exec.js';
 import type { WatchEvent } from '../../lib/index.js';
 import type { SessionRecord } from '../../lib/registry/types.js';
-import { endAll, procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
+import { endAll, procStartTicks, procState, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord } from '../helpers/registry-fixture.js';
 
 let cli: string;
@@ -117,6 +117,31 @@ describe('the exec runner', () => {
     expect(lines).toEqual(['--exec ran over 300 ms for changed 1: stopped']);
   });
 
+  it('stops the whole command, not only its first process: a timeout and a close leave no grandchild running', async () => {
+    const lines: string[] = [];
+    const gone = (pid: number) => {
+      const state = procState(pid);
+      return state === undefined || state === 'Z';
+    };
+    for (const how of ['timeout', 'close'] as const) {
+      const pidFile = join(work, `grandchild-${how}.pid`);
+      // `; wait` keeps the shell from exec'ing sleep: the sleep is the shell's child, as curl in a script would be.
+      const runner = new ExecRunner({ command: { shell: `sleep 30 & echo $! > '${pidFile}'; wait` }, timeoutMs: how === 'timeout' ? 300 : 60_000, report: (l) => lines.push(l) });
+      cleanups.push(() => runner.close());
+      runner.push(event(1, 'busy'));
+      await until(() => text(pidFile).endsWith('\n'), 'the grandchild');
+      const grandchild = Number(text(pidFile));
+      cleanups.push(() => {
+        if (!gone(grandchild)) process.kill(grandchild, 'SIGKILL'); // ours: started by this test's command
+      });
+      if (how === 'close') runner.close();
+      await until(() => gone(grandchild), `the grandchild to end after the ${how}`, 10_000);
+    }
+    // The close's SIGTERM may be reported too, depending on when the shell's exit is seen.
+    expect(lines[0]).toBe('--exec ran over 300 ms for changed 1: stopped');
+    expect(lines.slice(1).filter((l) => l !== '--exec was ended by SIGTERM for changed 1')).toEqual([]);
+  });
+
   it('drops the oldest queued events on overflow, says so once, and counts them in the next run', async () => {
     const log = join(work, 'overflow.log');
     const lines: string[] = [];
@@ -168,6 +193,38 @@ describe('watch --exec with the CLI', () => {
     expect(child.exitCode).toBe(0);
     expect(stderr).toBe('');
   });
+
+  it('ends on SIGINT within seconds while a command that ignores SIGTERM runs, and ends that command too', async () => {
+    const reg = makeRegistry('ccs-exec-stubborn-');
+    cleanups.push(() => reg.remove());
+    reg.write(a.pid, sessionRecord(a.pid, { procStart: procStartTicks(a.pid), status: 'idle' }));
+    const pidFile = join(work, 'stubborn.pid');
+    // `trap '' TERM` is inherited: the sleep ignores SIGTERM too.
+    const script = `trap '' TERM; sleep 30 & echo $! > '${pidFile}'; wait; sleep 30`;
+    const child = startCli(cli, ['watch', '--config-dir', reg.configDir, '--exec', script, '--exec-shell']);
+    child.stdout!.resume();
+    child.stderr!.resume();
+    const exited = new Promise((r) => child.once('exit', r));
+    cleanups.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    });
+    await until(() => text(pidFile).endsWith('\n'), 'the command to start');
+    const sleeper = Number(text(pidFile));
+    const gone = () => {
+      const state = procState(sleeper);
+      return state === undefined || state === 'Z';
+    };
+    cleanups.push(() => {
+      if (!gone()) process.kill(sleeper, 'SIGKILL'); // ours: started by this test's command
+    });
+    child.kill('SIGINT');
+    let ended = false;
+    void exited.then(() => (ended = true));
+    await until(() => ended, 'the watcher to end', 15_000); // it waited for the command: up to 62 s
+    expect(child.exitCode).toBe(0);
+    expect(gone()).toBe(true);
+  }, 30_000);
 
   it('rejects an unclosed quote and --exec-shell without --exec as usage errors', () => {
     const bad = spawnSync(process.execPath, [cli, 'watch', '--exec', "notify-send 'x"], { encoding: 'utf8' });

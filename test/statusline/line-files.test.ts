@@ -4,7 +4,7 @@
  * that looks fresh once the watcher is gone — stopped cleanly, killed with -9, or stopped then killed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -166,6 +166,35 @@ describe('watch --statusline-dir', () => {
     }
   });
 
+  it.skipIf(!isRoot)('removes a file it cannot rewrite (a full disk): an old line never stays up, nor after a clean stop', async () => {
+    const { reg, live } = setup();
+    const mnt = mkdtempSync(join(tmpdir(), 'ccs-lines-full-'));
+    expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', mnt]).status).toBe(0);
+    cleanups.push(() => {
+      spawnSync('umount', [mnt]);
+      rmSync(mnt, { recursive: true, force: true });
+    });
+    const dir = join(mnt, 'lines');
+    live(a, { status: 'idle', name: 'alpha' });
+    live(b, { status: 'busy', name: 'beta' });
+    const w = watch(reg, dir);
+    await until(() => read(dir, a.pid) === '1 busy\n', "a's line");
+    for (let i = 0; ; i++) {
+      try {
+        writeFileSync(join(mnt, `filler-${i}`), Buffer.alloc(4096, 1));
+      } catch {
+        break; // ENOSPC: the disk is full
+      }
+    }
+    live(b, { status: 'waiting', waitingFor: 'permission prompt', name: 'beta' });
+    await until(() => w.stderr().includes('ENOSPC'), 'the failed rewrite');
+    // "1 busy" is no longer true: the file must not stay (the snippet would show it, newer than a's record).
+    await until(() => read(dir, a.pid) === undefined, "a's outdated file to go");
+    w.child.kill('SIGTERM');
+    await new Promise((r) => w.child.once('exit', r));
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   it('cleans up on SIGTERM and SIGINT: no line file, no lock, no guardian left', async () => {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
       const { reg, dir, live } = setup();
@@ -230,6 +259,24 @@ describe('watch --statusline-dir', () => {
     expect(third.stderr()).toBe('');
   });
 
+  it('takes a lock that is no regular file (a symlink to /dev/zero, a FIFO) for junk: no hang, nothing followed', async () => {
+    const { reg, dir, live } = setup();
+    live(a, { status: 'busy' });
+    live(b, { status: 'idle' });
+    mkdirSync(dir, { mode: 0o700 });
+    for (const plant of [() => symlinkSync('/dev/zero', join(dir, '.watcher')), () => spawnSync('mkfifo', [join(dir, '.watcher')])]) {
+      plant();
+      const w = watch(reg, dir);
+      await until(() => read(dir, a.pid) === '1 idle\n', 'the watcher\'s files');
+      expect(lstatSync(join(dir, '.watcher')).isFile()).toBe(true);
+      expect(readFileSync(join(dir, '.watcher'), 'utf8')).toContain(`"pid":${w.child.pid}`);
+      expect(w.stderr()).toBe('');
+      w.child.kill('SIGTERM');
+      await new Promise((r) => w.child.once('exit', r));
+      expect(readdirSync(dir)).toEqual([]);
+    }
+  });
+
   it('treats an unreadable lock as a watcher starting while it is fresh, and as junk once it is old', () => {
     const { reg, dir } = setup();
     mkdirSync(dir);
@@ -252,6 +299,26 @@ describe('watch --statusline-dir', () => {
     expect(r.status).toBe(1);
     expect(r.stderr).toMatch(/holds other files \("notes.txt"\)/);
     expect(readdirSync(dir).sort()).toEqual(['123', 'notes.txt']);
+  });
+
+  it('refuses a folder others may write or another user owns (their planted file would be shown), and deletes nothing', () => {
+    const { reg, dir } = setup();
+    mkdirSync(dir);
+    writeFileSync(join(dir, '123'), '\x1b]0;planted\x07');
+    const start = () =>
+      spawnSync(process.execPath, [cli, 'watch', '--config-dir', reg.configDir, '--statusline-dir', dir], { encoding: 'utf8', timeout: 10_000 });
+    const modes = [0o777, 0o720, 0o702];
+    if (isRoot) modes.push(-1); // 0700 but nobody's
+    for (const mode of modes) {
+      if (mode === -1) {
+        chmodSync(dir, 0o700);
+        spawnSync('chown', ['65534:65534', dir]);
+      } else chmodSync(dir, mode);
+      const r = start();
+      expect(r.status).toBe(1);
+      expect(r.stderr).toMatch(/--statusline-dir: .* (may be written by others|is not this user's)/);
+      expect(readdirSync(dir)).toEqual(['123']);
+    }
   });
 
   it.skipIf(!isRoot || !hasSetpriv)('run as nobody with a folder it cannot create: one line, exit 1, nothing written', () => {

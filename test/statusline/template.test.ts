@@ -81,6 +81,20 @@ describe('the statusline line', () => {
     expect(sanitise('a\u200b\u2066b', 10)).toBe('ab');
   });
 
+  it('never cuts a character in half, and drops lone surrogates and the Arabic letter mark (a bidi mark)', () => {
+    const wellFormed = (s: string) => !/\p{Cs}/u.test(s);
+    const emoji = '\u{1F600}'.repeat(30);
+    for (const max of [23, 24, 25]) {
+      const cut = sanitise(emoji, max);
+      expect(wellFormed(cut)).toBe(true);
+      expect(cut.endsWith('…')).toBe(true);
+      expect(cut.length).toBeLessThanOrEqual(max);
+    }
+    expect(render('{waiters}', [rec(1, { status: 'waiting', name: emoji })])).toMatch(/^(\u{1F600})+…$/u);
+    expect(sanitise('a\ud800b\udfffc', 10)).toBe('abc');
+    expect(sanitise('\u061cab\u200e', 10)).toBe('ab');
+  });
+
   it('inserts a value holding $& or # as written', () => {
     expect(render('{waiters:<#>}', [rec(1, { status: 'waiting', name: "$& $' #1" })])).toBe("<$& $' #1>");
   });

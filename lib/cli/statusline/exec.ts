@@ -3,8 +3,8 @@
  * one at a time in event order, so a user can wire notify-send, osascript or ntfy to "a session is
  * waiting for you". The watcher never waits for it: events queue (at most MAX_QUEUED; on overflow the
  * oldest queued ones are dropped, counted in the next run's CC_SESSIONS_DROPPED, and one stderr line
- * says so). A command that fails, cannot start or runs past the timeout (SIGTERM, then SIGKILL) is
- * reported on stderr and the next event runs.
+ * says so). A command that fails, cannot start or runs past the timeout (SIGTERM, then SIGKILL, to its
+ * whole process group) is reported on stderr and the next event runs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { WatchEvent } from '../../index.js';
@@ -91,7 +91,9 @@ export class ExecRunner {
     // Its output goes to our stderr: stdout is the NDJSON stream.
     let child: ChildProcess;
     try {
-      child = spawn(file, args, { env, stdio: ['ignore', 2, 2] });
+      // A process group of its own (detached), so that stopping it stops what it started too: a
+      // script's curl or sleep would otherwise outlive the timeout and the watch.
+      child = spawn(file, args, { env, stdio: ['ignore', 2, 2], detached: true });
     } catch (error) {
       this.options.report(`--exec could not start for ${what}: ${(error as Error).message}`);
       setImmediate(() => this.next());
@@ -101,10 +103,9 @@ export class ExecRunner {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
-      child.kill('SIGTERM');
-      setTimeout(() => {
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      }, 2000).unref();
+      signalGroup(child, 'SIGTERM');
+      // The group, even once its leader is gone: what ignores SIGTERM in it is ended too.
+      setTimeout(() => signalGroup(child, 'SIGKILL'), 2000).unref();
     }, this.timeoutMs);
     let failed = false;
     child.once('error', (error) => {
@@ -121,11 +122,47 @@ export class ExecRunner {
     });
   }
 
-  /** No new runs; a running command is asked to stop (SIGTERM: it is ours, started by this watcher). */
+  /** No new runs; a running command is asked to stop (SIGTERM to its group, ours: started by this watcher), then made to. */
   close(): void {
     this.closed = true;
     this.queue.length = 0;
     const child = this.running;
-    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    if (child === undefined) return;
+    signalGroup(child, 'SIGTERM');
+    // A command that ignores SIGTERM would keep the watch from ending (its process holds the loop)
+    // until the run's timeout: its group gets SIGKILL 2 s later, unless it has all ended by then.
+    const kill = setTimeout(() => {
+      clearInterval(check);
+      signalGroup(child, 'SIGKILL');
+    }, 2000);
+    const check = setInterval(() => {
+      if (groupEnded(child)) {
+        clearTimeout(kill);
+        clearInterval(check);
+      }
+    }, 50);
+  }
+}
+
+function groupEnded(child: ChildProcess): boolean {
+  if (child.pid === undefined) return true;
+  try {
+    process.kill(-child.pid, 0);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * Signals the process group a run leads (its PID is the group's ID: it was spawned detached). The ID
+ * stays reserved while any member lives, so a group that is empty answers ESRCH, ignored.
+ */
+function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, signal);
+  } catch {
+    // the whole group has ended
   }
 }

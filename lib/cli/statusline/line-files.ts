@@ -12,12 +12,15 @@
  * - a file is rewritten whenever its own session's record changes, so it is newer than that record
  *   while a watcher keeps it; the settings snippet renders it only then (`[ DIR/P -nt …/P.json ]`),
  *   which also catches a watcher that is stopped (SIGSTOP) or a guardian that died with it.
- * DIR must hold nothing but these files: the cleanup may then remove every `<pid>` name in it.
+ * DIR must hold nothing but these files: the cleanup may then remove every `<pid>` name in it. It must be
+ * this user's, and nobody else may write it: what is in it is printed as it is.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import {
   closeSync,
+  constants,
+  fstatSync,
   lstatSync,
   mkdirSync,
   openSync,
@@ -78,7 +81,16 @@ export class LineFiles {
   constructor(dir: string, private readonly template: StatuslineTemplate, options: LineFilesOptions = {}) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.dir = realpathSync(dir);
-    if (!lstatSync(this.dir).isDirectory()) throw new Error(`--statusline-dir: ${dir} is not a folder`);
+    const st = lstatSync(this.dir);
+    if (!st.isDirectory()) throw new Error(`--statusline-dir: ${dir} is not a folder`);
+    // A statusline prints DIR/<pid> as it is: a file someone else could plant or replace there would
+    // reach the terminal (escapes and all) and, touched, pass the freshness test.
+    if (process.getuid !== undefined && st.uid !== process.getuid()) {
+      throw new Error(`--statusline-dir: ${this.dir} is not this user's; give it a folder of your own`);
+    }
+    if ((st.mode & 0o022) !== 0) {
+      throw new Error(`--statusline-dir: ${this.dir} may be written by others (mode ${(st.mode & 0o777).toString(8)}); chmod go-w it`);
+    }
     this.seconds = (options.mtimeGranularity ?? (process.platform === 'darwin' ? 'seconds' : 'fine')) === 'seconds';
     this.onError = options.onError ?? (() => {});
     const names = readdirSync(this.dir);
@@ -108,15 +120,19 @@ export class LineFiles {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
       let holder = this.readLock(path);
+      if (holder === 'junk') {
+        this.unlink(path);
+        continue;
+      }
       if (holder === undefined) {
         // Another watcher may be between creating the lock and writing it: look again shortly.
         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
         holder = this.readLock(path);
-        if (holder === undefined && Date.now() - this.mtimeOf(path) < 2000) {
+        if ((holder === undefined || holder === 'junk') && Date.now() - this.mtimeOf(path) < 2000) {
           throw new Error(`--statusline-dir: another watcher is starting in ${this.dir}`);
         }
       }
-      if (holder && holder.pid !== process.pid && !DEAD_VERDICTS.has(verdict(holder.pid, holder.token))) {
+      if (typeof holder === 'object' && holder.pid !== process.pid && !DEAD_VERDICTS.has(verdict(holder.pid, holder.token))) {
         throw new Error(`--statusline-dir: another watcher (pid ${holder.pid}) keeps ${this.dir}`);
       }
       this.unlink(path); // its watcher is provably dead, or the lock stayed unreadable
@@ -124,9 +140,25 @@ export class LineFiles {
     throw new Error(`--statusline-dir: could not take ${join(this.dir, LOCK_FILE)}`);
   }
 
-  private readLock(path: string): { pid: number; token: string | undefined } | undefined {
+  /**
+   * The watcher the lock names; undefined while it is unreadable (being written); 'junk' for what no
+   * watcher writes (a symlink, a FIFO, a device, a large file), never followed, blocked on or read whole.
+   */
+  private readLock(path: string): { pid: number; token: string | undefined } | undefined | 'junk' {
+    let text: string;
+    let fd: number | undefined;
     try {
-      const value = JSON.parse(readFileSync(path, 'utf8')) as { pid?: unknown; token?: unknown };
+      fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+      const st = fstatSync(fd);
+      if (!st.isFile() || st.size > 4096) return 'junk';
+      text = readFileSync(fd, 'utf8');
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'junk' : undefined;
+    } finally {
+      if (fd !== undefined) closeSync(fd);
+    }
+    try {
+      const value = JSON.parse(text) as { pid?: unknown; token?: unknown };
       if (typeof value.pid !== 'number' || !Number.isSafeInteger(value.pid) || value.pid < 1) return undefined;
       return { pid: value.pid, token: typeof value.token === 'string' ? value.token : undefined };
     } catch {
@@ -136,7 +168,7 @@ export class LineFiles {
 
   private mtimeOf(path: string): number {
     try {
-      return statSync(path).mtimeMs;
+      return lstatSync(path).mtimeMs;
     } catch {
       return 0;
     }
@@ -190,7 +222,10 @@ export class LineFiles {
         this.write(pid, content, own);
         this.written.set(pid, content);
       } catch (error) {
+        // The file there now holds an older line, and may still test newer than its record: it goes,
+        // and the statusline falls back until a write succeeds (and close() would not know it).
         this.written.delete(pid);
+        this.unlink(join(this.dir, String(pid)));
         this.onError(error);
       }
     }
@@ -237,7 +272,8 @@ export class LineFiles {
     for (const pid of this.written.keys()) this.unlink(join(this.dir, String(pid)));
     this.written.clear();
     const path = join(this.dir, LOCK_FILE);
-    if (this.readLock(path)?.pid === process.pid) this.unlink(path);
+    const holder = this.readLock(path);
+    if (typeof holder === 'object' && holder.pid === process.pid) this.unlink(path);
     // EOF for the guardian: it finds no lock of ours and ends without touching anything.
     this.guardian?.stdin?.destroy();
   }

@@ -32,12 +32,17 @@ export interface StatuslineView {
 // terminal shows: they are dropped (a name stays one word), and printable() then blanks what else a
 // terminal would act on (C0/C1 controls such as ESC and CSI, other format characters).
 // eslint-disable-next-line no-misleading-character-class
-const INVISIBLE = /[\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+const INVISIBLE = /[\u061c\u200b-\u200f\u2028-\u202e\u2060-\u2069\ufeff]/g;
+// Half of a UTF-16 pair (a JSON "\ud800" escape): it reaches the terminal as U+FFFD.
+const LONE_SURROGATE = /\p{Cs}/gu;
 
-/** A value from another program's file, made safe for one terminal line, at most `max` characters. */
+/** A value from another program's file, made safe for one terminal line, at most `max` UTF-16 units. */
 export function sanitise(value: string | undefined, max: number): string {
   if (value === undefined) return '';
-  return clip(printable(value.replace(INVISIBLE, '')).replace(/\s+/g, ' ').trim(), max);
+  const text = printable(value.replace(INVISIBLE, '').replace(LONE_SURROGATE, '')).replace(/\s+/g, ' ').trim();
+  const cut = clip(text, max);
+  // A cut between the halves of a pair (an emoji) must not leave half of it.
+  return cut.length < text.length ? cut.replace(LONE_SURROGATE, '') : cut;
 }
 
 function waiterOf(r: SessionRecord): Waiter {
