@@ -94,7 +94,28 @@ function readOutcomes(dir: string, names: readonly string[], liveOnly = false): 
 
 /** A stranded copy (docs/prune.md) that vanished was put back by a prune meanwhile: its name is read again. */
 function vanishedStranded(f: Folder, i: number): boolean {
-  return f.outcomes[i] === 'missing' && restoredName(f.names[i]!) !== undefined;
+  if (f.outcomes[i] !== 'missing') return false;
+  const restored = restoredName(f.names[i]!);
+  // A copy whose name was listed too (shadowedCopies): that name is read already.
+  return restored !== undefined && !f.names.includes(restored);
+}
+
+/**
+ * A copy whose `<pid>.json` was listed too, and that is no second claim: not a record at all (the file
+ * at the name is the claim), or a record of the very process the file at its name holds (an older
+ * state of it). A record of another process stays: prune keeps such a copy aside, and it may be
+ * the only record of a live session (docs/prune.md).
+ */
+function shadowedDuplicate(f: Folder, i: number): boolean {
+  const name = f.names[i]!;
+  if (name.charCodeAt(0) !== 46) return false;
+  const restored = restoredName(name);
+  const at = restored === undefined ? -1 : f.names.indexOf(restored);
+  if (at < 0) return false;
+  const copy = f.outcomes[i]!;
+  const named = f.outcomes[at]!;
+  if (typeof copy !== 'object') return true;
+  return typeof named === 'object' && named.pid === copy.pid && named.token === copy.token && named.pidDomain === copy.pidDomain;
 }
 
 function needsRetry(folders: readonly Folder[]): boolean {
@@ -141,6 +162,7 @@ function finish(folders: readonly Folder[]): ScanResult {
     if (f.measured) measured = measured ? new Map([...measured, ...f.measured]) : f.measured;
     for (let i = 0; i < f.names.length; i++) {
       const o = f.outcomes[i]!;
+      if (shadowedDuplicate(f, i)) continue;
       if (typeof o === 'object') claims.push(o);
       // A file that vanished between listing and reading is simply no longer a candidate.
       else if (o !== 'missing' && o !== 'dead') {
