@@ -101,10 +101,11 @@ function vanishedStranded(f: Folder, i: number): boolean {
 }
 
 /**
- * A copy whose `<pid>.json` was listed too, and that is no second claim: not a record at all (the file
- * at the name is the claim), or a record of the very process the file at its name holds (an older
- * state of it). A record of another process stays: prune keeps such a copy aside, and it may be
- * the only record of a live session (docs/prune.md).
+ * A copy whose `<pid>.json` was listed too, and that is no second claim: a record of the very process
+ * the file at its name holds (an older state of it), or gone meanwhile. A record of another process
+ * stays: prune keeps such a copy aside, and it may be the only record of a live session
+ * (docs/prune.md). So does a torn copy, as a skip: whose it is cannot be told, and the guard counts it
+ * while its PID exists, as it counts a torn `<pid>.json`.
  */
 function shadowedDuplicate(f: Folder, i: number): boolean {
   const name = f.names[i]!;
@@ -114,7 +115,8 @@ function shadowedDuplicate(f: Folder, i: number): boolean {
   if (at < 0) return false;
   const copy = f.outcomes[i]!;
   const named = f.outcomes[at]!;
-  if (typeof copy !== 'object') return true;
+  if (copy === 'missing') return true;
+  if (typeof copy !== 'object') return false;
   return typeof named === 'object' && named.pid === copy.pid && named.token === copy.token && named.pidDomain === copy.pidDomain;
 }
 
