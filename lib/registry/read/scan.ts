@@ -29,6 +29,13 @@ interface Folder {
   outcomes: Outcome[];
   /** Live-only scans: what the probe said of each file-name PID, right after the read. */
   measured?: Map<number, Measurement>;
+  /** name → index in `names`, built on first need (only folders holding aside copies need it). */
+  at?: Map<string, number>;
+}
+
+function indexOfName(f: Folder, name: string): number {
+  f.at ??= new Map(f.names.map((n, i) => [n, i]));
+  return f.at.get(name) ?? -1;
 }
 
 function namePid(name: string): number {
@@ -97,7 +104,7 @@ function vanishedStranded(f: Folder, i: number): boolean {
   if (f.outcomes[i] !== 'missing') return false;
   const restored = restoredName(f.names[i]!);
   // A copy whose name was listed too (shadowedCopies): that name is read already.
-  return restored !== undefined && !f.names.includes(restored);
+  return restored !== undefined && indexOfName(f, restored) < 0;
 }
 
 /**
@@ -111,7 +118,7 @@ function shadowedDuplicate(f: Folder, i: number): boolean {
   const name = f.names[i]!;
   if (name.charCodeAt(0) !== 46) return false;
   const restored = restoredName(name);
-  const at = restored === undefined ? -1 : f.names.indexOf(restored);
+  const at = restored === undefined ? -1 : indexOfName(f, restored);
   if (at < 0) return false;
   const copy = f.outcomes[i]!;
   const named = f.outcomes[at]!;
@@ -129,7 +136,10 @@ function reread(folders: readonly Folder[]): void {
   for (const f of folders) {
     const idx: number[] = [];
     f.outcomes.forEach((o, i) => {
-      if (vanishedStranded(f, i)) f.names[i] = restoredName(f.names[i]!)!;
+      if (vanishedStranded(f, i)) {
+        f.names[i] = restoredName(f.names[i]!)!;
+        f.at = undefined; // names changed
+      }
       else if (o !== 'unparseable') return;
       idx.push(i);
     });
