@@ -102,7 +102,10 @@ export function checkFiles(
       continue;
     }
     const known = table.get(path);
-    const fresh = known !== undefined && !needsLook(known) && !force(path) && sameStamp(known.stamp, stamp);
+    // A copy prune left aside is read again whenever it is looked at: whether it is a claim depends on
+    // the file at its name too, which may change while the copy does not (duplicateCopy).
+    const copy = basename(path).charCodeAt(0) === 46;
+    const fresh = known !== undefined && !copy && !needsLook(known) && !force(path) && sameStamp(known.stamp, stamp);
     if (fresh) continue;
     const dir = dirname(path);
     let batch = toRead.get(dir);

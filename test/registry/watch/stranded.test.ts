@@ -77,4 +77,21 @@ describe.each(BACKENDS)('watch and stranded prune copies (%s backend)', (backend
     expect(w.records().map((r) => [r.path, r.status, r.live])).toEqual([[reg.path(p.pid), 'busy', true]]);
     await p.end();
   });
+  it('a reported stranded copy whose session writes <pid>.json again is removed: one record, at <pid>.json', async () => {
+    const reg = tempRegistry(true, backendName);
+    const p = spawnSleep();
+    reg.write(p.pid, { status: 'idle' });
+    const aside = join(reg.sessions, `.${p.pid}.json.prune-0123456789abcdef`);
+    renameSync(reg.path(p.pid), aside);
+    const w = watch(reg.configDir, { interval: 100 });
+    const c = collect(w);
+    await c.next((e) => e.type === 'added' && e.record.path === aside, 'added for the copy');
+    await new Promise((r) => setTimeout(r, 2500)); // past the racy window: the copy's stamp now proves it unchanged
+    reg.write(p.pid, { status: 'busy' });
+    await c.next((e) => e.type === 'added' && e.record.path === reg.path(p.pid), 'added at <pid>.json');
+    w.rescanNow();
+    await c.next((e) => e.type === 'removed' && e.record.path === aside, 'removed for the copy');
+    expect(w.records().map((r) => [r.path, r.status])).toEqual([[reg.path(p.pid), 'busy']]);
+    await p.end();
+  });
 });
