@@ -16,7 +16,7 @@ import { parseClaimText, type Claim } from './schema.js';
 import { restoredName, strandedPid } from '../prune/names.js';
 import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkippedCandidate, SkipReason } from '../types.js';
 import { domainFacts, isProvablyLocalText, type DomainFacts } from '../domain.js';
-import { judgeClaims, measurePids, PID_MAX, type Measurement } from '../verdict.js';
+import { judgeClaims, measurePids, PID_MAX, sameIdentity, type Measurement } from '../verdict.js';
 
 export { DEFAULT_RETRY_DELAY_MS } from './options.js';
 
@@ -124,7 +124,7 @@ function shadowedDuplicate(f: Folder, i: number): boolean {
   const named = f.outcomes[at]!;
   if (copy === 'missing') return true;
   if (typeof copy !== 'object') return false;
-  return typeof named === 'object' && named.pid === copy.pid && named.token === copy.token && named.pidDomain === copy.pidDomain;
+  return typeof named === 'object' && sameIdentity(named, copy);
 }
 
 function needsRetry(folders: readonly Folder[]): boolean {
@@ -139,8 +139,7 @@ function reread(folders: readonly Folder[]): void {
       if (vanishedStranded(f, i)) {
         f.names[i] = restoredName(f.names[i]!)!;
         f.at = undefined; // names changed
-      }
-      else if (o !== 'unparseable') return;
+      } else if (o !== 'unparseable') return;
       idx.push(i);
     });
     if (idx.length === 0) continue;

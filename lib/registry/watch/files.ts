@@ -11,6 +11,7 @@ import { restoredName, strandedPid } from '../prune/names.js';
 import { readBatch } from '../read/candidates.js';
 import { parseClaim, type Claim } from '../read/schema.js';
 import type { SessionRecord, SkipReason } from '../types.js';
+import { sameIdentity } from '../verdict.js';
 
 /** The PID a claim's file name carries: `<pid>.json`, or a stranded copy's `.<pid>.json.prune-<hex>`. */
 function claimPid(name: string): number {
@@ -79,7 +80,7 @@ function duplicateCopy(path: string, claim: Claim, read: ReadonlyMap<string, Rea
   const at = join(dirname(path), restored);
   const now = read.get(at);
   const named = now === undefined ? (stampOf(at) === undefined ? undefined : table.get(at)?.claim) : now.kind === 'claim' ? now.claim : undefined;
-  return named !== undefined && named.pid === claim.pid && named.token === claim.token && named.pidDomain === claim.pidDomain;
+  return named !== undefined && sameIdentity(named, claim);
 }
 
 /**
