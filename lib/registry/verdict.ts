@@ -64,6 +64,11 @@ function toRecord(c: Claim, v: Verdict): SessionRecord {
 /** What liveness depends on: the identity claim and where it was written. */
 export type LivenessKey = Pick<Claim, 'pid' | 'token' | 'pidDomain' | 'cwd'>;
 
+/** Same process named: PID, start token and pidDomain (status, name, sessionId and clocks are not identity). */
+export function sameIdentity(a: Pick<LivenessKey, 'pid' | 'token' | 'pidDomain'>, b: Pick<LivenessKey, 'pid' | 'token' | 'pidDomain'>): boolean {
+  return a.pid === b.pid && a.token === b.token && a.pidDomain === b.pidDomain;
+}
+
 /** What the probe measured for one PID, its token already in the recorded form. */
 export interface Measurement {
   state: ProbeState;

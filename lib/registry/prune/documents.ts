@@ -69,7 +69,4 @@ export function mayRemove(kind: FileKind, verdict: Verdict): boolean {
   return kind === 'legacy' ? verdict === 'gone' : DEAD_VERDICTS.has(verdict);
 }
 
-/** Same process named: PID, start token and pidDomain (status, name, sessionId and clocks are not identity). */
-export function sameIdentity(a: LivenessKey, b: LivenessKey): boolean {
-  return a.pid === b.pid && a.token === b.token && a.pidDomain === b.pidDomain;
-}
+export { sameIdentity } from '../verdict.js';

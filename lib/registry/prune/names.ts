@@ -124,6 +124,25 @@ export function strandedClaims(names: readonly string[]): string[] {
   return asides.filter((a) => !present.has(a.name)).map((a) => a.aside);
 }
 
+/**
+ * Aside copies of `<pid>.json` whose `<pid>.json` IS in the listing. Usually an older state of the
+ * same process (it wrote again while its file was aside), but a copy whose name another process's
+ * record holds is *kept* aside by prune (docs/prune.md), and may be the only record of a live
+ * session: the reader reads these too, and drops each one that is no second claim (scan.ts).
+ */
+export function shadowedCopies(names: readonly string[]): string[] {
+  let out: string[] | undefined;
+  let present: Set<string> | undefined;
+  for (const name of names) {
+    if (name.charCodeAt(0) !== DOT) continue;
+    const a = parseAside(name);
+    if (a?.kind !== 'record') continue;
+    present ??= new Set(names);
+    if (present.has(a.name)) (out ??= []).push(a.aside);
+  }
+  return out ?? [];
+}
+
 /** The names of a listing a reader reads: candidates, then stranded claims (see strandedClaims). */
 export function claimNames(names: readonly string[]): string[] {
   const out = names.filter(isCandidateName);

@@ -9,7 +9,7 @@ import { readFiles } from '../../backend/index.js';
 import { META_INO, META_LENGTH, META_MTIME_MS, META_OFFSET, META_SIZE, META_STRIDE } from '../../backend/files.js';
 import { READ_MISSING, READ_NOT_REGULAR, READ_OK, READ_SYMLINK, READ_TOO_LARGE } from '../../backend/types.js';
 import { isCandidateName } from '../config.js';
-import { claimNames } from '../prune/names.js';
+import { claimNames, shadowedCopies } from '../prune/names.js';
 import type { SkipReason } from '../types.js';
 import { lazyBuiltin } from '../../runtime.js';
 import { listingFailure } from './unreadable-folder.js';
@@ -59,11 +59,18 @@ export function readCandidateFile(path: string): CandidateRead {
   return readBatch(dirname(path), [basename(path)])(0);
 }
 
+function readerNames(names: readonly string[]): string[] {
+  const shadowed = shadowedCopies(names);
+  const out = claimNames(names);
+  return shadowed.length === 0 ? out : out.concat(shadowed);
+}
+
 /**
  * Candidate names in a folder. A missing folder is an empty registry; one that exists but cannot be
  * listed (EACCES, ENOTDIR, ELOOP, …) throws RegistryUnreadableError: its sessions are unknown, not none.
- * `withStranded`: also the copies an interrupted prune left aside of a `<pid>.json` that is missing
- * (docs/prune.md).
+ * `withStranded`: also the copies an interrupted prune left aside of a `<pid>.json` that is missing,
+ * then those whose `<pid>.json` exists (the scan keeps only the ones that are a second claim;
+ * docs/prune.md).
  */
 export function listCandidates(dir: string, withStranded = false): string[] {
   let names: string[];
@@ -72,7 +79,7 @@ export function listCandidates(dir: string, withStranded = false): string[] {
   } catch (error) {
     return listingFailure(dir, error);
   }
-  return withStranded ? claimNames(names) : names.filter(isCandidateName);
+  return withStranded ? readerNames(names) : names.filter(isCandidateName);
 }
 
 export async function listCandidatesAsync(dir: string, withStranded = false): Promise<string[]> {
@@ -82,5 +89,5 @@ export async function listCandidatesAsync(dir: string, withStranded = false): Pr
   } catch (error) {
     return listingFailure(dir, error);
   }
-  return withStranded ? claimNames(names) : names.filter(isCandidateName);
+  return withStranded ? readerNames(names) : names.filter(isCandidateName);
 }

@@ -16,7 +16,7 @@ import { parseClaimText, type Claim } from './schema.js';
 import { restoredName, strandedPid } from '../prune/names.js';
 import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkippedCandidate, SkipReason } from '../types.js';
 import { domainFacts, isProvablyLocalText, type DomainFacts } from '../domain.js';
-import { judgeClaims, measurePids, PID_MAX, type Measurement } from '../verdict.js';
+import { judgeClaims, measurePids, PID_MAX, sameIdentity, type Measurement } from '../verdict.js';
 
 export { DEFAULT_RETRY_DELAY_MS } from './options.js';
 
@@ -29,6 +29,13 @@ interface Folder {
   outcomes: Outcome[];
   /** Live-only scans: what the probe said of each file-name PID, right after the read. */
   measured?: Map<number, Measurement>;
+  /** name → index in `names`, built on first need (only folders holding aside copies need it). */
+  at?: Map<string, number>;
+}
+
+function indexOfName(f: Folder, name: string): number {
+  f.at ??= new Map(f.names.map((n, i) => [n, i]));
+  return f.at.get(name) ?? -1;
 }
 
 function namePid(name: string): number {
@@ -94,7 +101,30 @@ function readOutcomes(dir: string, names: readonly string[], liveOnly = false): 
 
 /** A stranded copy (docs/prune.md) that vanished was put back by a prune meanwhile: its name is read again. */
 function vanishedStranded(f: Folder, i: number): boolean {
-  return f.outcomes[i] === 'missing' && restoredName(f.names[i]!) !== undefined;
+  if (f.outcomes[i] !== 'missing') return false;
+  const restored = restoredName(f.names[i]!);
+  // A copy whose name was listed too (shadowedCopies): that name is read already.
+  return restored !== undefined && indexOfName(f, restored) < 0;
+}
+
+/**
+ * A copy whose `<pid>.json` was listed too, and that is no second claim: a record of the very process
+ * the file at its name holds (an older state of it), or gone meanwhile. A record of another process
+ * stays: prune keeps such a copy aside, and it may be the only record of a live session
+ * (docs/prune.md). So does a torn copy, as a skip: whose it is cannot be told, and the guard counts it
+ * while its PID exists, as it counts a torn `<pid>.json`.
+ */
+function shadowedDuplicate(f: Folder, i: number): boolean {
+  const name = f.names[i]!;
+  if (name.charCodeAt(0) !== 46) return false;
+  const restored = restoredName(name);
+  const at = restored === undefined ? -1 : indexOfName(f, restored);
+  if (at < 0) return false;
+  const copy = f.outcomes[i]!;
+  const named = f.outcomes[at]!;
+  if (copy === 'missing') return true;
+  if (typeof copy !== 'object') return false;
+  return typeof named === 'object' && sameIdentity(named, copy);
 }
 
 function needsRetry(folders: readonly Folder[]): boolean {
@@ -106,8 +136,10 @@ function reread(folders: readonly Folder[]): void {
   for (const f of folders) {
     const idx: number[] = [];
     f.outcomes.forEach((o, i) => {
-      if (vanishedStranded(f, i)) f.names[i] = restoredName(f.names[i]!)!;
-      else if (o !== 'unparseable') return;
+      if (vanishedStranded(f, i)) {
+        f.names[i] = restoredName(f.names[i]!)!;
+        f.at = undefined; // names changed
+      } else if (o !== 'unparseable') return;
       idx.push(i);
     });
     if (idx.length === 0) continue;
@@ -141,6 +173,7 @@ function finish(folders: readonly Folder[]): ScanResult {
     if (f.measured) measured = measured ? new Map([...measured, ...f.measured]) : f.measured;
     for (let i = 0; i < f.names.length; i++) {
       const o = f.outcomes[i]!;
+      if (shadowedDuplicate(f, i)) continue;
       if (typeof o === 'object') claims.push(o);
       // A file that vanished between listing and reading is simply no longer a candidate.
       else if (o !== 'missing' && o !== 'dead') {

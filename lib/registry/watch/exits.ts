@@ -10,6 +10,9 @@ import { PID_MAX } from '../verdict.js';
 import type { SessionRecord } from '../types.js';
 import type { FileState } from './files.js';
 
+/** Open failures that say nothing of the process: descriptors or memory ran out for now. */
+const TRANSIENT = new Set(['EMFILE', 'ENFILE', 'ENOMEM', 'EAGAIN']);
+
 interface Held {
   key: number;
   /** The recorded start token the handle was opened for: another token is another process. */
@@ -25,8 +28,10 @@ export class ExitTracker {
   private kernel: ExitWatch | undefined | null = null; // null: not asked yet
   private readonly held = new Map<string, Held>();
   private readonly byKey = new Map<number, string>();
-  /** Paths whose open failed (EPERM, EMFILE...), with the token tried: not tried again until it changes. */
+  /** Paths whose open failed (EPERM, ESRCH...), with the token tried: not tried again until it changes. */
   private readonly refused = new Map<string, string | undefined>();
+  /** An open failed for want of descriptors or memory: passing, so sync tries again at the next tick. */
+  private starved = false;
   private closed = false;
 
   /** `onExit(path)`: the process recorded at `path` has exited (re-probe it now). */
@@ -38,6 +43,11 @@ export class ExitTracker {
   /** True when the record at `path` is watched by the kernel (so the interval probe skips it). */
   has(path: string): boolean {
     return this.held.has(path);
+  }
+
+  /** True when records wait for a handle only because descriptors ran out: the next tick should sync. */
+  get wantsRetry(): boolean {
+    return this.starved && !this.closed;
   }
 
   get size(): number {
@@ -60,6 +70,7 @@ export class ExitTracker {
       if (!wantsHandle(record) || record.token !== held.token) this.release(path);
     }
     for (const [path, token] of this.refused) if (files.get(path)?.record?.token !== token) this.refused.delete(path);
+    this.starved = false;
     if (this.budget === 0 || this.held.size >= this.budget) return [];
     const kernel = this.kernelWatch();
     if (kernel === undefined) return [];
@@ -69,6 +80,12 @@ export class ExitTracker {
       const record = state.record;
       if (!wantsHandle(record) || this.held.has(path) || this.refused.has(path)) continue;
       const key = kernel.open(record.pid);
+      if (typeof key === 'string' && TRANSIENT.has(key)) {
+        // A descriptor limit says nothing of this record: the next opens would fail too, and a later
+        // tick, once descriptors are free, tries again (it would otherwise stay on the probe for good).
+        this.starved = true;
+        break;
+      }
       if (typeof key === 'string') {
         // ESRCH: the process is gone; the caller's re-probe reports it now.
         this.refused.set(path, record.token);

@@ -5,12 +5,13 @@
  * nothing of events or liveness.
  */
 import { lstatSync } from 'node:fs';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { pidFromName } from '../config.js';
-import { strandedPid } from '../prune/names.js';
+import { restoredName, strandedPid } from '../prune/names.js';
 import { readBatch } from '../read/candidates.js';
 import { parseClaim, type Claim } from '../read/schema.js';
 import type { SessionRecord, SkipReason } from '../types.js';
+import { sameIdentity } from '../verdict.js';
 
 /** The PID a claim's file name carries: `<pid>.json`, or a stranded copy's `.<pid>.json.prune-<hex>`. */
 function claimPid(name: string): number {
@@ -67,6 +68,22 @@ function stampOf(path: string): FileStamp | undefined {
 }
 
 /**
+ * A copy whose `<pid>.json` exists too and that holds the very process the file at that name holds
+ * (an older state of it): no second claim, as the registry read decides (scan.ts, docs/prune.md). A
+ * copy of another process is one: prune keeps it aside, and it may be a live session's only record.
+ */
+function duplicateCopy(path: string, claim: Claim, read: ReadonlyMap<string, ReadOutcome>, table: ReadonlyMap<string, FileState>): boolean {
+  const name = basename(path);
+  if (name.charCodeAt(0) !== 46) return false;
+  const restored = restoredName(name);
+  if (restored === undefined) return false;
+  const at = join(dirname(path), restored);
+  const now = read.get(at);
+  const named = now === undefined ? (stampOf(at) === undefined ? undefined : table.get(at)?.claim) : now.kind === 'claim' ? now.claim : undefined;
+  return named !== undefined && sameIdentity(named, claim);
+}
+
+/**
  * Checks paths: one lstat each; a file is read when `force` (the OS said it changed: its stamp may not
  * show a same-size rewrite within one clock tick), when it is new, when its stamp changed, or when its
  * last read was racy. Reads are batched per folder.
@@ -86,7 +103,10 @@ export function checkFiles(
       continue;
     }
     const known = table.get(path);
-    const fresh = known !== undefined && !needsLook(known) && !force(path) && sameStamp(known.stamp, stamp);
+    // A copy prune left aside is read again whenever it is looked at: whether it is a claim depends on
+    // the file at its name too, which may change while the copy does not (duplicateCopy).
+    const copy = basename(path).charCodeAt(0) === 46;
+    const fresh = known !== undefined && !copy && !needsLook(known) && !force(path) && sameStamp(known.stamp, stamp);
     if (fresh) continue;
     const dir = dirname(path);
     let batch = toRead.get(dir);
@@ -111,5 +131,12 @@ export function checkFiles(
       else outcomes.push({ path, kind: 'claim', claim: parsed, stamp, readAt });
     });
   }
-  return outcomes;
+  if (!outcomes.some((o) => o.kind === 'claim' && basename(o.path).charCodeAt(0) === 46)) return outcomes;
+  // Copies beside their own <pid>.json: kept out of the table (so read again whenever listed), and
+  // one reported before (while it was stranded) is removed.
+  const read = new Map(outcomes.map((o) => [o.path, o]));
+  return outcomes.flatMap((o): ReadOutcome[] => {
+    if (o.kind !== 'claim' || !duplicateCopy(o.path, o.claim, read, table)) return [o];
+    return table.has(o.path) ? [{ path: o.path, kind: 'gone' }] : [];
+  });
 }

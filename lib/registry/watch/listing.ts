@@ -4,12 +4,12 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { claimNames } from '../prune/names.js';
+import { claimNames, shadowedCopies } from '../prune/names.js';
 import { unlistable, type RegistryUnreadableError } from '../read/unreadable-folder.js';
 
 /**
  * The paths of the folder's claims now: its candidates, and the copies an interrupted prune left
- * aside of a missing `<pid>.json` (docs/prune.md), exactly as the registry read counts them. A missing
+ * aside (docs/prune.md), exactly as the registry read counts them. A missing
  * folder has none; one that cannot be listed returns the reader's own RegistryUnreadableError, so that
  * the watcher can say so rather than report an empty registry in silence.
  */
@@ -20,7 +20,8 @@ export function listFolder(dir: string): string[] | RegistryUnreadableError {
   } catch (err) {
     return unlistable(dir, err) ?? [];
   }
-  return claimNames(names).map((name) => join(dir, name));
+  // Copies beside their own <pid>.json as well: checkFiles keeps only those that are a second claim.
+  return claimNames(names).concat(shadowedCopies(names)).map((name) => join(dir, name));
 }
 
 /** Whether `path` lies directly in `dir` (a path the table knows there, to notice its removal). */

@@ -198,7 +198,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
     let events: WatchEvent[];
     try {
       events = run();
-      if (events.length > 0) events.push(...this.watchExits());
+      if (events.length > 0 || this.exits.wantsRetry) events.push(...this.watchExits());
     } catch (err) {
       surface(this, [err], true);
       return;

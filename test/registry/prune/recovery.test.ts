@@ -122,10 +122,37 @@ describe.each(BACKENDS)('recovery of an interrupted prune (%s backend)', (backen
     writeFileSync(t.reg.path(aside(t.sleep.pid)), text);
     writeFileSync(t.reg.path(`${t.sleep.pid}.json`), deadText());
     const records = readRecords(t.reg.configDir);
-    expect(records.map((r) => r.verdict)).toEqual(['recycled']);
+    expect(records.map((r) => r.verdict)).toEqual(['alive', 'recycled']); // the copy is the live session's record
     expect(prune(records).map((r) => r.path)).toEqual([t.reg.path(`${t.sleep.pid}.json`)]);
     expect(readFileSync(t.reg.path(`${t.sleep.pid}.json`), 'utf8')).toBe(text);
     expect(readdirSync(t.reg.sessions)).toEqual([`${t.sleep.pid}.json`]);
+  });
+
+  it('a live copy whose name a claim of another process holds is still a claim: no reader hides the session', async () => {
+    // A stranded copy of the running session, and at its name a record of the same PID with another
+    // start token (another process). Before any prune the live session must be seen: the guard's "no"
+    // here would be a guess, made while the folder holds the live record.
+    const text = liveText('live');
+    writeFileSync(t.reg.path(aside(t.sleep.pid)), text);
+    writeFileSync(t.reg.path(`${t.sleep.pid}.json`), deadText());
+    const before = readdirSync(t.reg.sessions).sort();
+    expect(readRecords(t.reg.configDir).map((r) => [r.verdict, r.path])).toEqual([
+      ['alive', t.reg.path(aside(t.sleep.pid))],
+      ['recycled', t.reg.path(`${t.sleep.pid}.json`)],
+    ]);
+    expect((await readRecordsAsync(t.reg.configDir)).map((r) => r.verdict)).toEqual(['alive', 'recycled']);
+    expect(liveRecords(t.reg.configDir).map((r) => r.sessionId)).toEqual(['live']);
+    expect(hasLiveInteractive(t.reg.configDir)).toBe(true);
+    expect(readdirSync(t.reg.sessions).sort()).toEqual(before); // the reader wrote nothing
+    // A prune that is not given the dead record keeps the copy aside: it must stay visible.
+    expect(pruneWithReport([], { configDirs: t.reg.configDir }).recovered.map((c) => c.action)).toEqual(['kept']);
+    expect(hasLiveInteractive(t.reg.configDir)).toBe(true);
+    // A torn copy may be the live session's too: a skip of a live PID, which the guard counts.
+    writeFileSync(t.reg.path(aside(t.sleep.pid)), text.slice(0, 20));
+    const scan = scanRegistry(t.reg.configDir, { retryDelayMs: 0 });
+    expect(scan.records.map((r) => r.verdict)).toEqual(['recycled']);
+    expect(scan.skipped.map((s) => [s.path, s.reason])).toEqual([[t.reg.path(aside(t.sleep.pid)), 'unparseable']]);
+    expect(hasLiveInteractive(t.reg.configDir, { retryDelayMs: 0 })).toBe(true);
   });
 
   it('two stranded copies of one name: the newest goes back, the older one is dropped', () => {

@@ -166,6 +166,45 @@ describe.each(BACKENDS)('exits (%s backend)', (backendName) => {
     expect(w.exitWatch()).toEqual({ kernel: [], interval: [tid] });
   });
 
+  it.runIf(kernel)('a descriptor limit (EMFILE) is passing: once descriptors are free again, every record gets its handle', async () => {
+    const reg = tempRegistry(true, backendName);
+    const procs = [spawnSleep(), spawnSleep(), spawnSleep(), spawnSleep(), spawnSleep(), spawnSleep()];
+    for (const p of procs) reg.write(p.pid);
+    // In a child (this worker must never run out of descriptors): every descriptor taken but a few, a
+    // watcher started, then the descriptors given back. Several spares, so that one of them leaves
+    // room to read the records but not to open every handle.
+    const run = await runScript(
+      `import { closeSync, openSync } from 'node:fs';
+       import { watch } from './lib/registry/watch/watch.ts';
+       const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+       const out = [];
+       for (let spare = 2; spare <= 8; spare++) {
+         const held = [];
+         try { for (;;) held.push(openSync('/dev/null', 'r')); } catch {}
+         for (let i = 0; i < spare; i++) closeSync(held.pop());
+         const w = watch(process.argv[2], { interval: 100 });
+         w.on('error', () => {});
+         await sleep(300);
+         const during = { records: w.records().length, ...w.exitWatch() };
+         for (const fd of held) closeSync(fd);
+         await sleep(1000);
+         out.push({ during, after: w.exitWatch() });
+         w.close();
+         await sleep(50);
+       }
+       console.log(JSON.stringify(out));`,
+      [reg.configDir],
+      60_000,
+    );
+    expect(run.stderr).toBe('');
+    const out = JSON.parse(run.stdout) as { during: { records: number; kernel: number[]; interval: number[] }; after: { kernel: number[]; interval: number[] } }[];
+    // The attack bit: some watcher read all six records and could open only some of their handles.
+    expect(out.some((o) => o.during.records === 6 && o.during.kernel.length > 0 && o.during.interval.length > 0)).toBe(true);
+    const all = procs.map((p) => p.pid).sort((a, b) => a - b);
+    for (const o of out) expect({ kernel: [...o.after.kernel].sort((a, b) => a - b), interval: o.after.interval }).toEqual({ kernel: all, interval: [] });
+    for (const p of procs) await p.end();
+  });
+
   it.runIf(kernel)('handles never keep the process alive after close(), nor outlive a worker thread', async () => {
     const reg = tempRegistry(true, backendName);
     const procs = [spawnSleep(), spawnSleep(), spawnSleep()];
