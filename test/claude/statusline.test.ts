@@ -51,7 +51,6 @@ describeWithClaude('the statusline in real Claude Code', () => {
 
   it('shows the third session the waiting one (with what it waits for) and the busy one, both ways', async () => {
     const cfg = h.lab.configDir;
-    watcher = startCli(h.cli, ['watch', '--interval', '200', '--config-dir', cfg, '--statusline-dir', lines()], { stdio: ['ignore', 'ignore', 'pipe'] });
     const [busy1, wait1, third] = await h.lab.start('busy1', 'wait1', 'third');
     // Typed before the prompt takes input, a line is lost (the first write has no status yet): as the
     // other suites do, start typing once each session is idle.
@@ -65,22 +64,28 @@ describeWithClaude('the statusline in real Claude Code', () => {
     const text = (path: string) => (existsSync(path) ? readFileSync(path, 'utf8') : '');
     const renders = join(work(), `render.${third!.pid}.log`);
     const ways = join(work(), `way.${third!.pid}.log`);
-    // Claude Code renders a session's statusline after its own turns: give the third one turns until
-    // a render has shown the line through the line file (the first render, before any file, falls back).
-    for (let turn = 0; turn < 4 && !text(ways).includes('file'); turn++) {
-      const before = text(renders).length;
+    const lineFile = join(lines(), String(third!.pid));
+    // Claude Code renders a session's statusline after its own turns: a turn of the third session, then
+    // the render that followed it must show the line, and say which way it went.
+    const renderedAfterTurn = async (way: string) => {
+      const before = { renders: text(renders).length, ways: text(ways).length };
       await third!.send('hello');
-      await until(() => (text(renders).slice(before).includes(expected) ? true : undefined), 'the third session to render the line');
-    }
-    expect(text(ways)).toMatch(/fallback/);
-    expect(text(ways)).toMatch(/file/);
+      await until(() => (text(renders).slice(before.renders).includes(expected) ? true : undefined), `the third session to render the line (${way})`);
+      expect(text(ways).slice(before.ways)).toMatch(new RegExp(way));
+    };
+    // No watcher yet: the snippet falls back to `cc-sessions statusline`.
+    await renderedAfterTurn('fallback');
+    // With the watcher, once its line file is newer than the session's record, the snippet cats the file.
+    watcher = startCli(h.cli, ['watch', '--interval', '200', '--config-dir', cfg, '--statusline-dir', lines()], { stdio: ['ignore', 'ignore', 'pipe'] });
+    await until(() => (text(lineFile) === expected + '\n' ? true : undefined), 'the watcher to write the third session\'s line file');
+    await renderedAfterTurn('file');
     const screen = await until(() => {
       const s = third!.screen();
       return s.includes(expected) ? s : undefined;
     }, "the line on the third session's screen");
     expect(screen).toContain(expected);
     // The line file holds it; the other two see each other, not themselves.
-    expect(text(join(lines(), String(third!.pid)))).toBe(expected + '\n');
+    expect(text(lineFile)).toBe(expected + '\n');
     const view = (pid: number) =>
       runCli(h.cli, ['statusline', '--config-dir', cfg, '--format', '{others.live} {others.waiting} {others.busy} {self.status}'], {
         env: cliEnv({ CLAUDE_PID: String(pid) }),
