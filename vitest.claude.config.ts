@@ -1,7 +1,7 @@
 import { defineConfig } from 'vitest/config';
 
 // `npm run test:claude`: the package against the real Claude Code (test/claude/, docs/testing-with-claude-code.md).
-const report = process.env.CCS_TEST_REPORT;
+const report = process.env.CLAUDE_PS_TEST_REPORT;
 
 export default defineConfig({
   test: {

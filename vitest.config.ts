@@ -1,7 +1,7 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // CI asks for a JSON report as well, so .ci/run can print one plain closing line.
-const report = process.env.CCS_TEST_REPORT;
+const report = process.env.CLAUDE_PS_TEST_REPORT;
 
 export default defineConfig({
   test: {

@@ -37,7 +37,7 @@ function cleanUp() {
 process.once('exit', cleanUp);
 
 // The baseline build: REV's sources and scripts, this checkout's node_modules.
-const source = mkdtempSync(join(tmpdir(), 'ccs-bench-baseline-'));
+const source = mkdtempSync(join(tmpdir(), 'cps-bench-baseline-'));
 made.push(source);
 execFileSync('sh', ['-c', `git -C "${root}" archive "${baseline}" | tar -x -C "${source}"`], { stdio: 'inherit' });
 symlinkSync(join(root, 'node_modules'), join(source, 'node_modules'));
@@ -45,7 +45,7 @@ execFileSync(process.execPath, ['scripts/bundle.mjs'], { cwd: source, stdio: 'in
 
 const cache = join(root, 'node_modules', '.cache');
 function install(name, fromDist) {
-  const dir = join(cache, `cc-sessions-bench-${name}-${process.pid}`);
+  const dir = join(cache, `claude-ps-bench-${name}-${process.pid}`);
   made.push(dir);
   mkdirSync(dir, { recursive: true });
   for (const file of FILES) cpSync(join(fromDist, file), join(dir, file));
@@ -55,7 +55,7 @@ function install(name, fromDist) {
 const clis = { [baseline]: install('baseline', join(source, 'dist')), current: install('current', join(root, 'dist')) };
 
 // A registry of 10: two live sleeps (one named in CJK), eight claims of PIDs above any pid_max.
-const configDir = mkdtempSync(join(tmpdir(), 'ccs-bench-cli-'));
+const configDir = mkdtempSync(join(tmpdir(), 'cps-bench-cli-'));
 made.push(configDir);
 mkdirSync(join(configDir, 'sessions'));
 const startTicks = (pid) => readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').at(-1).split(' ')[19];
@@ -71,11 +71,11 @@ for (let i = 0; i < 8; i++) {
   writeFileSync(join(configDir, 'sessions', `${pid}.json`), JSON.stringify({ pid, sessionId: `bench-dead-${i}`, procStart: '1', status: 'idle' }));
 }
 
-const runner = join(root, 'bench', 'build', 'ccs-run');
+const runner = join(root, 'bench', 'build', 'cps-run');
 mkdirSync(join(root, 'bench', 'build'), { recursive: true });
 execFileSync('cc', ['-O2', '-Wall', '-o', runner, join(root, 'bench', 'c', 'run.c')], { stdio: 'inherit' });
 const env = { ...process.env };
-delete env.CC_SESSIONS_BACKEND;
+delete env.CLAUDE_PS_BACKEND;
 delete env.NODE_OPTIONS;
 delete env.FORCE_COLOR;
 
@@ -86,7 +86,7 @@ const rows = [
   { name: 'bare `node -e` printing a constant', args: ['-e', 'process.stdout.write("0\\n")'] },
 ];
 for (const command of commands) {
-  for (const [label, cli] of Object.entries(clis)) rows.push({ name: `\`cc-sessions ${command}\` (${label})`, args: [cli, command, '--config-dir', configDir] });
+  for (const [label, cli] of Object.entries(clis)) rows.push({ name: `\`claude-ps ${command}\` (${label})`, args: [cli, command, '--config-dir', configDir] });
 }
 const impls = rows.map((row) => ({
   name: row.name,

@@ -3,7 +3,7 @@
  * change's effect is a ratio measured side by side rather than figures from two runs. BASELINE is a
  * package root with a built dist/ (and build/ or prebuilds/ for its addon), e.g. a copy of the tree
  * taken before the change. Rows: the batch probe of 1,000 mixed PIDs per backend, and whole
- * processes (`cc-sessions count`, cold `require` / `import` + `liveRecords()`) beside bare `node`.
+ * processes (`claude-ps count`, cold `require` / `import` + `liveRecords()`) beside bare `node`.
  * Needs `npm run build` first; builds its own fixture processes and ends them.
  */
 import { execFileSync } from 'node:child_process';
@@ -43,9 +43,9 @@ async function load(root, backend) {
   return lib;
 }
 
-const bins = { holder: compile('holder.c', 'ccs-holder'), run: compile('run.c', 'ccs-run') };
+const bins = { holder: compile('holder.c', 'cps-holder'), run: compile('run.c', 'cps-run') };
 const fixtures = await buildFixtures(bins.holder, [10, 1000]);
-const scratch = mkdtempSync(join(tmpdir(), 'ccs-compare-'));
+const scratch = mkdtempSync(join(tmpdir(), 'cps-compare-'));
 try {
   const pids = fixtures.registries.get(1000).pids;
   const probes = [];
@@ -69,13 +69,13 @@ try {
     const cjs = JSON.stringify(join(tree.root, 'dist/index.cjs'));
     const esm = JSON.stringify(pathToFileURL(join(tree.root, 'dist/index.js')).href);
     rows.push(
-      { name: `\`cc-sessions count\`, ${tree.label}`, args: [join(tree.root, 'dist/cli.cjs'), 'count', '--config-dir', JSON.parse(dir)] },
+      { name: `\`claude-ps count\`, ${tree.label}`, args: [join(tree.root, 'dist/cli.cjs'), 'count', '--config-dir', JSON.parse(dir)] },
       { name: `cold \`require\` + \`liveRecords()\`, ${tree.label}`, args: ['-e', `require(${cjs}).liveRecords(${dir})`] },
       { name: `cold \`import\` + \`liveRecords()\`, ${tree.label}`, args: ['-e', `import(${esm}).then((m) => m.liveRecords(${dir}))`] },
     );
   }
   const env = { ...process.env };
-  delete env.CC_SESSIONS_BACKEND;
+  delete env.CLAUDE_PS_BACKEND;
   delete env.NODE_OPTIONS;
   const processes = rows.map((row) => ({
     name: row.name,

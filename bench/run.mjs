@@ -32,10 +32,10 @@ function compileBaselines() {
   mkdirSync(out, { recursive: true });
   const bins = {};
   for (const [key, file, exe] of [
-    ['holder', 'holder.c', 'ccs-holder'],
-    ['probe', 'probe.c', 'ccs-probe'],
-    ['scan', 'scan.c', 'ccs-scan'],
-    ['run', 'run.c', 'ccs-run'],
+    ['holder', 'holder.c', 'cps-holder'],
+    ['probe', 'probe.c', 'cps-probe'],
+    ['scan', 'scan.c', 'cps-scan'],
+    ['run', 'run.c', 'cps-run'],
   ]) {
     bins[key] = join(out, exe);
     execFileSync('cc', ['-O2', '-Wall', '-o', bins[key], here(`./c/${file}`)], { stdio: 'inherit' });
@@ -46,13 +46,13 @@ function compileBaselines() {
 /** Our fixture processes all carry the holder's name; none may outlive the bench. */
 function leftovers() {
   const ps = execFileSync('ps', ['-e', '-o', 'pid=,comm='], { encoding: 'utf8' });
-  return ps.split('\n').filter((line) => line.trim().endsWith('ccs-holder'));
+  return ps.split('\n').filter((line) => line.trim().endsWith('cps-holder'));
 }
 
 async function main() {
   if (!existsSync(here('../dist/index.js'))) throw new Error('dist/index.js is missing: run `npm run build` first');
   const bins = compileBaselines();
-  const workDir = mkdtempSync(join(tmpdir(), 'cc-sessions-bench-work-'));
+  const workDir = mkdtempSync(join(tmpdir(), 'claude-ps-bench-work-'));
   const loadBefore = loadavg()[0];
   const started = Date.now();
   const fixtures = await buildFixtures(bins.holder, SIZES);
@@ -87,7 +87,7 @@ async function main() {
   }
   const left = leftovers();
   const report = [
-    '# cc-sessions benchmark',
+    '# claude-ps benchmark',
     '',
     `Machine: ${machineLine()}`,
     '',
@@ -110,7 +110,7 @@ async function main() {
   mkdirSync(here('./results/'), { recursive: true });
   writeFileSync(here('./results/latest.md'), report);
   if (series.length) {
-    writeFileSync(here('./results/scaling.svg'), scalingChart(series, 'cc-sessions: full registry scan vs N'));
+    writeFileSync(here('./results/scaling.svg'), scalingChart(series, 'claude-ps: full registry scan vs N'));
   }
   if (left.length) process.exitCode = 1;
 }

@@ -34,7 +34,7 @@ const gc = vm.runInNewContext('gc');
 const PINNED = ['--min-semi-space-size=16', '--max-semi-space-size=16'];
 const DRIVER = process.argv[2] === '--driver';
 const WRAPPER = !DRIVER && !process.execArgv.includes(PINNED[0]);
-const configDir = DRIVER ? process.argv[3] : WRAPPER ? '' : mkdtempSync(join(tmpdir(), 'ccs-soak-'));
+const configDir = DRIVER ? process.argv[3] : WRAPPER ? '' : mkdtempSync(join(tmpdir(), 'cps-soak-'));
 const sessions = join(configDir, 'sessions');
 if (!DRIVER && !WRAPPER) mkdirSync(sessions, { mode: 0o700 });
 const snapshotFile = join(configDir, 'snapshot.json');

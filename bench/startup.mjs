@@ -1,6 +1,6 @@
 /**
- * `node bench/startup.mjs [--rounds N] [LABEL=ROOT ...]`: the start-up of `cc-sessions count` and
- * `cc-sessions statusline` of this tree beside other builds of the package (package roots with a
+ * `node bench/startup.mjs [--rounds N] [LABEL=ROOT ...]`: the start-up of `claude-ps count` and
+ * `claude-ps statusline` of this tree beside other builds of the package (package roots with a
  * built dist/, e.g. a temp clone of an older commit after `npm ci && npm run build`) and beside bare
  * `node -e 0`, in one run: every row a fresh process through bench/c/run.c, interleaved round by round
  * (default 21 rounds), CPU time and wall time; ratios also per round (each row's time over bare node's,
@@ -46,15 +46,15 @@ const compile = (file, exe) => {
   execFileSync('cc', ['-O2', '-Wall', '-o', here(`./build/${exe}`), here(`./c/${file}`)], { stdio: 'inherit' });
   return here(`./build/${exe}`);
 };
-const bins = { holder: compile('holder.c', 'ccs-holder'), run: compile('run.c', 'ccs-run') };
+const bins = { holder: compile('holder.c', 'cps-holder'), run: compile('run.c', 'cps-run') };
 const fixtures = await buildFixtures(bins.holder, [10]);
-const scratch = mkdtempSync(join(tmpdir(), 'ccs-startup-'));
+const scratch = mkdtempSync(join(tmpdir(), 'cps-startup-'));
 try {
   const { configDir } = fixtures.registries.get(10);
   const lib = await import(pathToFileURL(here('../dist/index.js')).href);
   const live = lib.liveRecords(configDir);
   const base = { ...process.env, CLAUDE_CONFIG_DIR: configDir, CLAUDE_PID: String(live[0].pid) };
-  delete base.CC_SESSIONS_BACKEND;
+  delete base.CLAUDE_PS_BACKEND;
   delete base.NODE_OPTIONS;
   delete base.NODE_COMPILE_CACHE;
   const rows = [{ name: 'bare `node -e 0`', args: ['-e', '0'], env: base }];
@@ -63,7 +63,7 @@ try {
     const env = { ...base, XDG_CACHE_HOME: join(scratch, `cache-${i}`) };
     const cli = join(tree.root, 'dist/cli.cjs');
     for (const command of ['count', 'statusline']) {
-      const row = { name: `\`cc-sessions ${command}\`, ${tree.label}`, args: [cli, command], env, command };
+      const row = { name: `\`claude-ps ${command}\`, ${tree.label}`, args: [cli, command], env, command };
       const probe = spawnSync(process.execPath, row.args, { env, input: STDIN_DOCUMENT, encoding: 'utf8' });
       if (probe.status !== 0) skipped.push(`${tree.label} has no working \`${command}\` (exit ${probe.status}: ${probe.stderr.trim().split('\n')[0]})`);
       else rows.push(row);

@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace ccs {
+namespace claude_ps {
 void RegisterExitWatch(Napi::Env env, Napi::Object exports);  // exit_poller.cc
-}  // namespace ccs
+}  // namespace claude_ps
 
 namespace {
 
@@ -34,7 +34,7 @@ Napi::Value Probe(const Napi::CallbackInfo& info) {
     return env.Undefined();
   }
   if (count == 0) return env.Undefined();
-  ccs::ProbeBatch(pids.As<Napi::Int32Array>().Data(), count, states.As<Napi::Uint8Array>().Data(),
+  claude_ps::ProbeBatch(pids.As<Napi::Int32Array>().Data(), count, states.As<Napi::Uint8Array>().Data(),
                   tokens.As<Napi::Float64Array>().Data());
   return env.Undefined();
 }
@@ -58,7 +58,7 @@ Napi::Value ReadFiles(const Napi::CallbackInfo& info) {
     return env.Undefined();
   }
   const size_t count = static_cast<size_t>(count_d);
-  if (status.ElementLength() < count || meta.ElementLength() < count * ccs::kMetaStride) {
+  if (status.ElementLength() < count || meta.ElementLength() < count * claude_ps::kMetaStride) {
     Napi::RangeError::New(env, "readFiles: output arrays are too short").ThrowAsJavaScriptException();
     return env.Undefined();
   }
@@ -66,7 +66,7 @@ Napi::Value ReadFiles(const Napi::CallbackInfo& info) {
   const std::string names = info[1].As<Napi::String>().Utf8Value();
   std::vector<char> out;
   out.reserve(count * 1024);
-  ccs::ReadFilesAt(dir.c_str(), names.data(), names.size(), count, static_cast<size_t>(max_d),
+  claude_ps::ReadFilesAt(dir.c_str(), names.data(), names.size(), count, static_cast<size_t>(max_d),
                    status.As<Napi::Uint8Array>().Data(), meta.As<Napi::Float64Array>().Data(), &out);
   return Napi::Buffer<char>::Copy(env, out.data(), out.size());
 }
@@ -74,11 +74,11 @@ Napi::Value ReadFiles(const Napi::CallbackInfo& info) {
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
   exports.Set("readFiles", Napi::Function::New(env, ReadFiles, "readFiles"));
-  exports.Set("clockTicks", Napi::Number::New(env, static_cast<double>(ccs::ClockTicksPerSecond())));
-  ccs::RegisterExitWatch(env, exports);
+  exports.Set("clockTicks", Napi::Number::New(env, static_cast<double>(claude_ps::ClockTicksPerSecond())));
+  claude_ps::RegisterExitWatch(env, exports);
   return exports;
 }
 
 }  // namespace
 
-NODE_API_MODULE(cc_sessions, Init)
+NODE_API_MODULE(claude_ps, Init)

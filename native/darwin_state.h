@@ -9,7 +9,7 @@
 
 #include "probe.h"
 
-namespace ccs {
+namespace claude_ps {
 namespace darwin {
 
 // SZOMB from <sys/proc.h>; probe_darwin.cc checks the value with a static_assert.
@@ -70,4 +70,4 @@ void ProbeBatchWith(Sys& sys, const int32_t* pids, size_t count, uint8_t* states
 }
 
 }  // namespace darwin
-}  // namespace ccs
+}  // namespace claude_ps

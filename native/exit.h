@@ -3,7 +3,7 @@
 #pragma once
 #include <cstdint>
 
-namespace ccs {
+namespace claude_ps {
 
 // A descriptor that turns readable when process `pid` exits (becomes a zombie or is reaped), or
 // -errno: -ESRCH (no such process), -ENOSYS (the kernel has no such handle), -EPERM, -EMFILE...
@@ -19,4 +19,4 @@ int OpenHangupHandle(int fd);
 // "pidfd" or "kqueue": what OpenExitHandle uses here.
 const char* ExitMechanism();
 
-}  // namespace ccs
+}  // namespace claude_ps

@@ -13,7 +13,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-namespace ccs {
+namespace claude_ps {
 namespace {
 
 int NewKqueue() {
@@ -70,4 +70,4 @@ int OpenHangupHandle(int fd) {
 
 const char* ExitMechanism() { return "kqueue"; }
 
-}  // namespace ccs
+}  // namespace claude_ps

@@ -11,7 +11,7 @@
 #define SYS_pidfd_open 434  // the same number on every architecture (the unified syscall table)
 #endif
 
-namespace ccs {
+namespace claude_ps {
 
 int OpenExitHandle(int32_t pid) {
   if (pid <= 0) return -EINVAL;
@@ -41,4 +41,4 @@ int OpenHangupHandle(int fd) {
 
 const char* ExitMechanism() { return "pidfd"; }
 
-}  // namespace ccs
+}  // namespace claude_ps

@@ -13,7 +13,7 @@
 #include <unistd.h>
 #include <unordered_map>
 
-namespace ccs {
+namespace claude_ps {
 namespace {
 
 class FdPoller;
@@ -229,4 +229,4 @@ void RegisterExitWatch(Napi::Env env, Napi::Object exports) {
   exports.Set("exitMechanism", Napi::String::New(env, ExitMechanism()));
 }
 
-}  // namespace ccs
+}  // namespace claude_ps

@@ -9,7 +9,7 @@
 
 #include "probe.h"
 
-namespace ccs {
+namespace claude_ps {
 namespace procfs {
 
 // The command name may hold ')', spaces and newlines: fields are counted after the LAST ')'.
@@ -83,4 +83,4 @@ void ProbeBatchWith(Sys& sys, const int32_t* pids, size_t count, uint8_t* states
 }
 
 }  // namespace procfs
-}  // namespace ccs
+}  // namespace claude_ps

@@ -3,7 +3,7 @@
 #include <cstddef>
 #include <cstdint>
 
-namespace ccs {
+namespace claude_ps {
 
 // Shared with lib/backend/types.ts (STATE_*).
 enum ProbeState : uint8_t {
@@ -22,4 +22,4 @@ void ProbeBatch(const int32_t* pids, size_t count, uint8_t* states, double* toke
 // sysconf(_SC_CLK_TCK) on Linux; 0 where tokens are not ticks.
 long ClockTicksPerSecond();
 
-}  // namespace ccs
+}  // namespace claude_ps

@@ -12,7 +12,7 @@
 #include "darwin_state.h"
 #include "probe.h"
 
-namespace ccs {
+namespace claude_ps {
 namespace {
 
 static_assert(SZOMB == darwin::kZombieStat, "darwin_state.h's zombie state must be <sys/proc.h>'s SZOMB");
@@ -47,4 +47,4 @@ void ProbeBatch(const int32_t* pids, size_t count, uint8_t* states, double* toke
 // Tokens on macOS are epoch seconds, not clock ticks.
 long ClockTicksPerSecond() { return 0; }
 
-}  // namespace ccs
+}  // namespace claude_ps

@@ -9,7 +9,7 @@
 
 #include "linux_state.h"
 
-namespace ccs {
+namespace claude_ps {
 namespace {
 
 // Writes "/proc/<pid>/stat" into buf without snprintf (this runs thousands of times per call).
@@ -67,4 +67,4 @@ void ProbeBatch(const int32_t* pids, size_t count, uint8_t* states, double* toke
 
 long ClockTicksPerSecond() { return sysconf(_SC_CLK_TCK); }
 
-}  // namespace ccs
+}  // namespace claude_ps

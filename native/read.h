@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <vector>
 
-namespace ccs {
+namespace claude_ps {
 
 // Shared with lib/backend/types.ts (READ_*).
 enum ReadStatus : uint8_t {
@@ -26,4 +26,4 @@ constexpr size_t kMetaStride = 5;
 void ReadFilesAt(const char* dir, const char* names, size_t names_len, size_t count, size_t max_bytes,
                  uint8_t* status, double* meta, std::vector<char>* out);
 
-}  // namespace ccs
+}  // namespace claude_ps

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace ccs {
+namespace claude_ps {
 namespace {
 
 uint8_t OpenErrorStatus(int err) {
@@ -137,4 +137,4 @@ void ReadFilesAt(const char* dir, const char* names, size_t names_len, size_t co
   if (dirfd >= 0) close(dirfd);
 }
 
-}  // namespace ccs
+}  // namespace claude_ps

@@ -15,12 +15,12 @@ const common = {
   legalComments: 'none',
   logLevel: 'warning',
   // Maps with the sources inside (lib/ is not shipped): `node --enable-source-maps`, or
-  // CC_SESSIONS_DEBUG=1 for the CLI, prints stacks in lib/*.ts lines.
+  // CLAUDE_PS_DEBUG=1 for the CLI, prints stacks in lib/*.ts lines.
   sourcemap: 'linked',
   // load.ts falls back to __filename where import.meta is empty (the CommonJS builds).
   logOverride: { 'empty-import-meta': 'silent' },
   // Gives the CLI its version without reading package.json at run time.
-  define: { __CCS_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
+  define: { __CLAUDE_PS_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
 };
 
 // The library keeps its names and one statement per line, so a stack trace or the source line Node

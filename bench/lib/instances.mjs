@@ -1,9 +1,9 @@
 /**
  * One copy of the built library per backend, side by side in this process. Each copy is the same
  * dist/index.js imported under a distinct URL (so it has its own backend selection), with
- * CC_SESSIONS_BACKEND set while it selects, exactly as a user would force one.
+ * CLAUDE_PS_BACKEND set while it selects, exactly as a user would force one.
  *
- * The library's file reader follows CC_SESSIONS_BACKEND at each call (its probe backend is chosen
+ * The library's file reader follows CLAUDE_PS_BACKEND at each call (its probe backend is chosen
  * once), so every measured call of a copy runs with the variable set to that copy's backend too:
  * wrap measured functions with `asBackend`.
  */
@@ -23,16 +23,16 @@ export function backendOf(lib) {
   return copies.get(lib);
 }
 
-/** fn, run with CC_SESSIONS_BACKEND=name (restored afterwards). */
+/** fn, run with CLAUDE_PS_BACKEND=name (restored afterwards). */
 export function asBackend(name, fn) {
   return (...args) => {
-    const previous = process.env.CC_SESSIONS_BACKEND;
-    process.env.CC_SESSIONS_BACKEND = name;
+    const previous = process.env.CLAUDE_PS_BACKEND;
+    process.env.CLAUDE_PS_BACKEND = name;
     try {
       return fn(...args);
     } finally {
-      if (previous === undefined) delete process.env.CC_SESSIONS_BACKEND;
-      else process.env.CC_SESSIONS_BACKEND = previous;
+      if (previous === undefined) delete process.env.CLAUDE_PS_BACKEND;
+      else process.env.CLAUDE_PS_BACKEND = previous;
     }
   };
 }

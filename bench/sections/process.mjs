@@ -14,10 +14,10 @@ const dist = (file) => fileURLToPath(new URL(`../../dist/${file}`, import.meta.u
 export function processSection({ libs, fixtures, bins, quick }) {
   const hasRegistry = typeof libs.native.liveRecords === 'function';
   const env = { ...process.env };
-  delete env.CC_SESSIONS_BACKEND;
+  delete env.CLAUDE_PS_BACKEND;
   delete env.NODE_OPTIONS;
   const node = process.execPath;
-  const emptyModule = join(mkdtempSync(join(tmpdir(), 'ccs-bench-esm-')), 'empty.mjs');
+  const emptyModule = join(mkdtempSync(join(tmpdir(), 'cps-bench-esm-')), 'empty.mjs');
   writeFileSync(emptyModule, '');
   // The CLI's per-user code cache (Node 20) in the bench's own folder, filled by the warm-up runs.
   env.XDG_CACHE_HOME = dirname(emptyModule);
@@ -39,8 +39,8 @@ export function processSection({ libs, fixtures, bins, quick }) {
   for (const n of [10, 100]) {
     const { configDir } = fixtures.registries.get(n);
     if (existsSync(cli)) {
-      rows.push({ name: '`cc-sessions count`', n, args: [cli, 'count', '--config-dir', configDir], key: 'count' });
-      rows.push({ name: '`cc-sessions summary`', n, args: [cli, 'summary', '--config-dir', configDir] });
+      rows.push({ name: '`claude-ps count`', n, args: [cli, 'count', '--config-dir', configDir], key: 'count' });
+      rows.push({ name: '`claude-ps summary`', n, args: [cli, 'summary', '--config-dir', configDir] });
     }
     const dir = JSON.stringify(configDir);
     if (!hasRegistry) continue;
@@ -57,7 +57,7 @@ export function processSection({ libs, fixtures, bins, quick }) {
     });
   }
   if (!hasRegistry) missing.push('the library has no liveRecords() yet: no import rows');
-  if (!existsSync(cli)) missing.push('dist/cli.cjs is not built yet: no `cc-sessions` rows');
+  if (!existsSync(cli)) missing.push('dist/cli.cjs is not built yet: no `claude-ps` rows');
   const impls = rows.map((row) => ({
     name: `${row.name} @${row.n}`,
     run(iterations) {
@@ -98,7 +98,7 @@ export function processSection({ libs, fixtures, bins, quick }) {
         targetLine(`cold import + first \`liveRecords()\` vs bare node importing an empty ES module file, ${row.n} records`, fmtRatio(ns, esmBase), '≤ 1.10x', ns / esmBase <= 1.1),
       );
     }
-    const label = row.key === 'count' ? '`cc-sessions count`' : 'cold import + first `liveRecords()`';
+    const label = row.key === 'count' ? '`claude-ps count`' : 'cold import + first `liveRecords()`';
     targets.push(targetLine(`${label} vs bare node, ${row.n} records`, fmtRatio(ns, bare), '≤ 1.10x', ns / bare <= 1.1));
   });
   rmSync(dirname(emptyModule), { recursive: true, force: true });

@@ -38,7 +38,7 @@ export function statuslineSection({ libs, fixtures, bins, workDir, quick }) {
   const { configDir, sessionsDir } = fixtures.registries.get(n);
   const self = libs.native.liveRecords(configDir)[0];
   const env = { ...process.env, CLAUDE_CONFIG_DIR: configDir, CLAUDE_PID: String(self.pid) };
-  delete env.CC_SESSIONS_BACKEND;
+  delete env.CLAUDE_PS_BACKEND;
   delete env.NODE_OPTIONS;
   // The CLI's per-user code cache (Node 20) in the bench's own folder, filled by the warm-up runs.
   env.XDG_CACHE_HOME = workDir;
@@ -50,9 +50,9 @@ export function statuslineSection({ libs, fixtures, bins, workDir, quick }) {
   const snippet = `f=${lines}/$CLAUDE_PID; [ "$f" -nt "\${CLAUDE_CONFIG_DIR:-$HOME/.claude}/sessions/$CLAUDE_PID.json" ] && cat "$f" || ${process.execPath} ${cli} statusline`;
   const rows = [
     { name: 'bare `node -e 0`', command: process.execPath, args: ['-e', '0'], key: 'bare' },
-    { name: '`cc-sessions statusline` (found by CLAUDE_PID)', command: process.execPath, args: [cli, 'statusline'], key: 'statusline' },
+    { name: '`claude-ps statusline` (found by CLAUDE_PID)', command: process.execPath, args: [cli, 'statusline'], key: 'statusline' },
     {
-      name: '`cc-sessions statusline` (no CLAUDE_PID: reads the stdin socket)',
+      name: '`claude-ps statusline` (no CLAUDE_PID: reads the stdin socket)',
       command: process.execPath,
       args: [cli, 'statusline'],
       env: { ...env, CLAUDE_PID: '', CLAUDE_CODE_SESSION_ID: '' },
@@ -63,7 +63,7 @@ export function statuslineSection({ libs, fixtures, bins, workDir, quick }) {
   let agentsDir;
   if (existsSync(claude)) {
     // Its own config dir holding a copy of the same records: `claude agents` writes .claude.json beside them.
-    agentsDir = mkdtempSync(join(tmpdir(), 'ccs-bench-agents-'));
+    agentsDir = mkdtempSync(join(tmpdir(), 'cps-bench-agents-'));
     mkdirSync(join(agentsDir, 'home'));
     mkdirSync(join(agentsDir, 'sessions'));
     for (const name of readdirSync(sessionsDir)) if (name.endsWith('.json')) copyFileSync(join(sessionsDir, name), join(agentsDir, 'sessions', name));
@@ -76,7 +76,7 @@ export function statuslineSection({ libs, fixtures, bins, workDir, quick }) {
     });
   } else missing.push(`no Claude Code at ${claude} (node /work/shared/claude-lab/lab.mjs install): no \`claude agents\` row`);
   // npx from the package folder: the local bin, so the row is npx's own start-up on top of ours.
-  rows.push({ name: '`npx cc-sessions statusline`', command: 'npx', args: ['--no', 'cc-sessions', 'statusline'], cwd: root, key: 'npx' });
+  rows.push({ name: '`npx claude-ps statusline`', command: 'npx', args: ['--no', 'claude-ps', 'statusline'], cwd: root, key: 'npx' });
   const impls = rows.map((row) => ({
     name: row.name,
     run(iterations) {
@@ -107,7 +107,7 @@ export function statuslineSection({ libs, fixtures, bins, workDir, quick }) {
   const cat = medians.get(at('cat'));
   const snippetTime = medians.get(at('snippet'));
   const targets = [
-    targetLine(`\`cc-sessions statusline\` vs bare \`node -e 0\`, ${n} records`, fmtRatio(statusline, bare), '≤ 1.10x', statusline / bare <= 1.1),
+    targetLine(`\`claude-ps statusline\` vs bare \`node -e 0\`, ${n} records`, fmtRatio(statusline, bare), '≤ 1.10x', statusline / bare <= 1.1),
     targetLine(`line-file render (\`sh -c cat\`), ${clockName()}`, fmtTime(cat), '≤ 5 ms', cat <= 5e6),
     targetLine(`line-file render with the README snippet's \`-nt\` test, ${clockName()}`, fmtTime(snippetTime), '≤ 5 ms', snippetTime <= 5e6),
   ];

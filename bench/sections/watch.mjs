@@ -181,7 +181,7 @@ function idleChild(configDir, options, seconds) {
     const c = process.cpuUsage(c0);
     console.log(JSON.stringify({ startupNs: (s.user + s.system) * 1000, cpuNs: (c.user + c.system) * 1000, buckets, records: w.records().length, kernel: w.exitWatch().kernel.length }));
     w.close();`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CC_SESSIONS_BACKEND: 'native' } });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, CLAUDE_PS_BACKEND: 'native' } });
   let out = '';
   child.stdout.on('data', (d) => (out += d));
   return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`idle watcher exited ${code}`)))));

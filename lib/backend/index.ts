@@ -54,21 +54,21 @@ function fallback(reason: string): Selection {
 }
 
 function select(): Selection {
-  const forced = process.env.CC_SESSIONS_BACKEND?.trim() ?? '';
+  const forced = process.env.CLAUDE_PS_BACKEND?.trim() ?? '';
   if (forced === 'js') {
     return process.platform === 'darwin'
-      ? fallback('CC_SESSIONS_BACKEND=js (macOS has no procfs: ps serves)')
-      : fallback('CC_SESSIONS_BACKEND=js');
+      ? fallback('CLAUDE_PS_BACKEND=js (macOS has no procfs: ps serves)')
+      : fallback('CLAUDE_PS_BACKEND=js');
   }
-  if (forced === 'ps') return { probe: psBackend, read: jsReadFiles, info: { name: 'ps', reason: 'CC_SESSIONS_BACKEND=ps' } };
+  if (forced === 'ps') return { probe: psBackend, read: jsReadFiles, info: { name: 'ps', reason: 'CLAUDE_PS_BACKEND=ps' } };
   if (forced !== '' && forced !== 'native') {
-    throw new Error(`CC_SESSIONS_BACKEND must be one of native, js, ps (got ${JSON.stringify(forced)})`);
+    throw new Error(`CLAUDE_PS_BACKEND must be one of native, js, ps (got ${JSON.stringify(forced)})`);
   }
   const loaded = loadNativeAddon();
   if (loaded.addon) {
     return { probe: nativeBackend(loaded.addon), read: nativeReadFiles(loaded.addon), info: { name: 'native' }, addon: loaded.addon };
   }
-  if (forced === 'native') throw new Error(`CC_SESSIONS_BACKEND=native, but the addon cannot load: ${loaded.reason}`);
+  if (forced === 'native') throw new Error(`CLAUDE_PS_BACKEND=native, but the addon cannot load: ${loaded.reason}`);
   return fallback(loaded.reason);
 }
 
@@ -96,7 +96,7 @@ export function servingAddon(): NativeAddon | undefined {
   return selected().addon;
 }
 
-/** Forgets the selected backend so the next call selects again (tests switch CC_SESSIONS_BACKEND). */
+/** Forgets the selected backend so the next call selects again (tests switch CLAUDE_PS_BACKEND). */
 export function resetBackend(): void {
   current = undefined;
 }

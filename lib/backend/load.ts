@@ -47,10 +47,10 @@ export function loadNativeAddon(): AddonLoad {
   // The two usual places first, by path: node-gyp-build's search costs ~5 ms of start-up, which a
   // statusline pays per render. It still decides everything else (tags such as musl, Debug builds).
   for (const file of [
-    join(root, 'build', 'Release', 'cc_sessions.node'),
-    join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'cc-sessions.node'),
+    join(root, 'build', 'Release', 'claude_ps.node'),
+    join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'claude-ps.node'),
     // macOS ships one universal binary (prebuildify --arch x64+arm64).
-    ...(process.platform === 'darwin' ? [join(root, 'prebuilds', 'darwin-x64+arm64', 'cc-sessions.node')] : []),
+    ...(process.platform === 'darwin' ? [join(root, 'prebuilds', 'darwin-x64+arm64', 'claude-ps.node')] : []),
   ]) {
     if (!existsSync(file)) continue;
     try {

@@ -1,6 +1,6 @@
 /**
  * The `ps` backend: macOS's fallback where the addon is missing, selectable anywhere with
- * CC_SESSIONS_BACKEND=ps (procps on Linux prints the same columns). kill(pid, 0) first, in-process;
+ * CLAUDE_PS_BACKEND=ps (procps on Linux prints the same columns). kill(pid, 0) first, in-process;
  * then ONE `ps -o pid=,stat=,lstart= -p a,b,c` for the PIDs that exist (chunked when the list is long),
  * with LC_ALL=C TZ=UTC so the text is what Claude Code records. spawnSync reaps the child on every path,
  * including the timeout, so no zombie `ps` is ever left behind.

@@ -19,7 +19,7 @@ export interface Command {
   name: string;
   /** One line for the command list. */
   summary: string;
-  /** The usage line after `cc-sessions`, e.g. `probe [options] PID...`. */
+  /** The usage line after `claude-ps`, e.g. `probe [options] PID...`. */
   usage: string;
   /** Extra paragraphs for --help: what it prints, the --json shape, exit codes. */
   details?: string;
@@ -76,13 +76,13 @@ export function commonFlagsFor(cmd: Command): { flags: FlagSpecs; notTaken: Reco
 export function environmentHelp(reads: { registry: boolean; colour: boolean }): string[] {
   const rows: [string, string][] = [];
   if (reads.registry) rows.push(['CLAUDE_CONFIG_DIR', 'the config dir read without --config-dir (else ~/.claude)']);
-  rows.push(['CC_SESSIONS_BACKEND', 'native, js or ps: the probe backend to use (`cc-sessions doctor` says which serves)']);
+  rows.push(['CLAUDE_PS_BACKEND', 'native, js or ps: the probe backend to use (`claude-ps doctor` says which serves)']);
   if (reads.colour) {
     rows.push(['NO_COLOR', 'set and non-empty: no colour (https://no-color.org)']);
     rows.push(['FORCE_COLOR', '1, 2, 3, true or empty: colour even when piped; 0 or false: none (beats NO_COLOR)']);
     rows.push(['TERM', '`dumb`: no colour (--color beats all three)']);
   }
-  rows.push(['CC_SESSIONS_DEBUG', 'non-empty: print the stack trace of a runtime error']);
+  rows.push(['CLAUDE_PS_DEBUG', 'non-empty: print the stack trace of a runtime error']);
   const width = Math.max(...rows.map(([name]) => name.length)) + 2;
   return ['Environment:', ...rows.map(([name, text]) => `  ${name.padEnd(width)}${text}`)];
 }
@@ -95,7 +95,7 @@ export function commandHelp(cmd: Command): string {
     return [`  ${short}--${name}${spec.value ? ` ${spec.value}` : ''}`, spec.help] as const;
   });
   const width = Math.max(...rows.map(([l]) => l.length)) + 2;
-  const lines = [`Usage: cc-sessions ${cmd.usage}`, '', cmd.summary, ''];
+  const lines = [`Usage: claude-ps ${cmd.usage}`, '', cmd.summary, ''];
   if (cmd.details) lines.push(cmd.details.trim(), '');
   lines.push('Options:', ...rows.map(([l, h]) => l.padEnd(width) + h));
   if (notTaken['config-dir']) lines.push(`  (--config-dir DIR does not apply: ${notTaken['config-dir']})`);

@@ -39,7 +39,7 @@ export interface DemoRegistry {
 }
 
 /** Marks the demo's processes (in their environment) so a test can tell they are gone. */
-export const DEMO_MARKER = 'CC_SESSIONS_DEMO_PARENT';
+export const DEMO_MARKER = 'CLAUDE_PS_DEMO_PARENT';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -55,7 +55,7 @@ function wrongToken(real: string | undefined): string {
  * any process exists; `populate()` then fills it.
  */
 export function createDemoRegistry(): DemoRegistry {
-  const configDir = mkdtempSync(join(tmpdir(), 'cc-sessions-demo-'));
+  const configDir = mkdtempSync(join(tmpdir(), 'claude-ps-demo-'));
   const dir = join(configDir, 'sessions');
   const children: ChildProcess[] = [];
   let cleaned = false;

@@ -1,32 +1,32 @@
 /**
- * The `cc-sessions` executable: runs the CLI bundle (dist/cli-main.cjs) with its compiled code reused
+ * The `claude-ps` executable: runs the CLI bundle (dist/cli-main.cjs) with its compiled code reused
  * across runs, since a statusline starts this process on every render. Nothing here writes into the
  * package, which may be read-only, shared or checked for integrity (docs/architecture.md, "Start-up").
  *
  * - Node ≥ 22.1: Node's own compile cache (module.enableCompileCache), kept where Node keeps it
  *   (NODE_COMPILE_CACHE, else the OS temp folder).
  * - Older Node (20): a V8 code cache of the bundle in a per-user cache folder
- *   (`$XDG_CACHE_HOME/cc-sessions/`, else `~/.cache/cc-sessions/`), one file per package version,
+ *   (`$XDG_CACHE_HOME/claude-ps/`, else `~/.cache/claude-ps/`), one file per package version,
  *   Node version, architecture and V8 flags, tagged with the bundle's size, mtime, ctime and inode. A missing,
  *   foreign, stale, corrupt or rejected file is ignored (the bundle is compiled as usual) and, once, a
  *   fresh one is written at exit: to a temporary file, then renamed, so a reader sees a whole file or
  *   none. A folder that cannot be made or written leaves the run uncached, never failing.
- * NODE_DISABLE_COMPILE_CACHE=1 turns both off; so does CC_SESSIONS_DEBUG (stacks through the source maps).
+ * NODE_DISABLE_COMPILE_CACHE=1 turns both off; so does CLAUDE_PS_DEBUG (stacks through the source maps).
  */
 import type * as Fs from 'node:fs';
 
 // Bundled as CommonJS (dist/cli.cjs), beside the bundle it runs.
 declare const require: NodeJS.Require;
 declare const __dirname: string;
-declare const __CCS_VERSION__: string;
+declare const __CLAUDE_PS_VERSION__: string;
 
 // Stack traces in lib/*.ts lines when asked for them (the maps ship beside the bundles).
-if (process.env.CC_SESSIONS_DEBUG) process.setSourceMapsEnabled(true);
+if (process.env.CLAUDE_PS_DEBUG) process.setSourceMapsEnabled(true);
 
 const nodeModule = require('node:module') as typeof import('node:module') & { enableCompileCache?: () => unknown };
 const bundle = `${__dirname}/cli-main.cjs`;
 // A debug run loads the bundle as a module, the way Node maps its stacks (it does not for a vm.Script).
-if (nodeModule.enableCompileCache || process.env.NODE_DISABLE_COMPILE_CACHE || process.env.CC_SESSIONS_DEBUG) {
+if (nodeModule.enableCompileCache || process.env.NODE_DISABLE_COMPILE_CACHE || process.env.CLAUDE_PS_DEBUG) {
   nodeModule.enableCompileCache?.(); // itself off under NODE_DISABLE_COMPILE_CACHE
   require('./cli-main.cjs');
 } else runWithCodeCache();
@@ -40,7 +40,7 @@ function cachePlace(): { base: string; file: string } | undefined {
   const flags = `${process.execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`;
   let h = 0x811c9dc5;
   for (let i = 0; i < flags.length; i++) h = Math.imul(h ^ flags.charCodeAt(i), 0x01000193);
-  return { base, file: `${base}/cc-sessions/cli-${__CCS_VERSION__}-node${process.versions.node}-${process.arch}-${(h >>> 0).toString(16)}.v8cache` };
+  return { base, file: `${base}/claude-ps/cli-${__CLAUDE_PS_VERSION__}-node${process.versions.node}-${process.arch}-${(h >>> 0).toString(16)}.v8cache` };
 }
 
 /** The cached data for this bundle (its identity line first), or undefined when anything is off. */

@@ -1,5 +1,5 @@
 /**
- * `cc-sessions`: which Claude Code sessions on this machine are really running.
+ * `claude-ps`: which Claude Code sessions on this machine are really running.
  * Parses the command line, dispatches to one command, and turns a UsageError into exit 2 with one line
  * on stderr. Nothing heavy happens at load: a statusline starts this process on every render.
  */
@@ -16,7 +16,7 @@ async function generalHelp(): Promise<string> {
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
   const noRegistry = COMMANDS.filter((c) => !commonFlagsFor(c).flags['config-dir']).map((c) => c.name);
   return [
-    'Usage: cc-sessions [command] [options]',
+    'Usage: claude-ps [command] [options]',
     '',
     'Which Claude Code sessions on this machine are really running (dead and recycled claims filtered out).',
     '',
@@ -25,7 +25,7 @@ async function generalHelp(): Promise<string> {
     '',
     'Every command takes --json, -h/--help and -V/--version; --config-dir DIR (repeatable) where it reads',
     `a registry (all but ${noRegistry.join(' and ')}); --color WHEN (auto, always, never) where it colours.`,
-    'Run `cc-sessions COMMAND --help` for its own options, `cc-sessions demo` to see the filter at work.',
+    'Run `claude-ps COMMAND --help` for its own options, `claude-ps demo` to see the filter at work.',
     '',
     'Exit status: 0 success; 1 a runtime error (one line on stderr); 2 a usage error (unknown command or',
     'option, missing or bad value). has-interactive and probe answer with exit codes of their own: see',
@@ -38,7 +38,7 @@ async function generalHelp(): Promise<string> {
 function unknownCommand(name: string): UsageError {
   const guess = closest(name, COMMAND_NAMES);
   const shown = JSON.stringify(name.length > 40 ? name.slice(0, 39) + '…' : name);
-  return new UsageError(`unknown command ${shown}${guess ? ` (did you mean ${guess}?)` : ''}; see cc-sessions --help`);
+  return new UsageError(`unknown command ${shown}${guess ? ` (did you mean ${guess}?)` : ''}; see claude-ps --help`);
 }
 
 async function main(argv: string[]): Promise<number> {
@@ -99,12 +99,12 @@ main(process.argv.slice(2)).then(
   (error: unknown) => {
     // One line, whatever the message holds (a path or an argument with a newline or a bidi override).
     const message = printable(error instanceof Error ? error.message : String(error));
-    err(`cc-sessions: ${message}\n`);
+    err(`claude-ps: ${message}\n`);
     if (error instanceof UsageError) {
       process.exitCode = 2;
       return;
     }
-    if (process.env.CC_SESSIONS_DEBUG && error instanceof Error && error.stack) err(error.stack + '\n');
+    if (process.env.CLAUDE_PS_DEBUG && error instanceof Error && error.stack) err(error.stack + '\n');
     process.exitCode = 1;
   },
 ).finally(() => {

@@ -5,7 +5,7 @@ import { displayWidth, isPlainAscii, lazily } from './width.js';
 
 /**
  * Output for the CLI: colour as --color, FORCE_COLOR, NO_COLOR and the terminal say, tables aligned
- * in display columns, and writes that survive a reader that goes away (`cc-sessions list | head -1`
+ * in display columns, and writes that survive a reader that goes away (`claude-ps list | head -1`
  * must not crash with EPIPE).
  */
 
@@ -123,7 +123,7 @@ function writeAll(fd: number, text: string): void {
         Atomics.wait(pause, 0, 0, 2);
         continue;
       }
-      // The reader went away (`cc-sessions list | head -1`): end quietly, as `cat` would.
+      // The reader went away (`claude-ps list | head -1`): end quietly, as `cat` would.
       if (code === 'EPIPE') {
         exiting = true;
         process.exit(process.exitCode ?? 0);

@@ -35,7 +35,7 @@ describe.skipIf(!isRoot || !hasUnshare)('a /proc of another PID namespace', () =
     for (const pid of [1, process.pid]) {
       const out = spawnSync('unshare', ['--pid', '--fork', process.execPath, script, String(pid)], {
         encoding: 'utf8',
-        env: { ...process.env, CC_SESSIONS_BACKEND: 'js' },
+        env: { ...process.env, CLAUDE_PS_BACKEND: 'js' },
         timeout: 20_000,
       });
       expect(out.stderr).toBe('');
@@ -68,7 +68,7 @@ describe('killZero and the caller’s Error settings', () => {
     const gone = reapedPid();
     const script = `"use strict"; Object.freeze(Error); const { probe } = require(${lib});
       process.stdout.write(JSON.stringify(probe([process.pid, ${gone}]).map((r) => r.state)));`;
-    const out = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, CC_SESSIONS_BACKEND: 'ps' } });
+    const out = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8', env: { ...process.env, CLAUDE_PS_BACKEND: 'ps' } });
     expect(out.stderr).toBe('');
     expect(JSON.parse(out.stdout)).toEqual(['alive', 'gone']);
   });

@@ -22,14 +22,14 @@ afterAll(endAll);
 
 describe.each(backends)('probe with the %s backend', (name) => {
   beforeAll(() => {
-    process.env.CC_SESSIONS_BACKEND = name;
+    process.env.CLAUDE_PS_BACKEND = name;
     resetBackend();
   });
   afterEach(() => {
-    process.env.CC_SESSIONS_BACKEND = name;
+    process.env.CLAUDE_PS_BACKEND = name;
   });
   afterAll(() => {
-    delete process.env.CC_SESSIONS_BACKEND;
+    delete process.env.CLAUDE_PS_BACKEND;
     resetBackend();
   });
 
@@ -126,7 +126,7 @@ describe.each(backends)('probe with the %s backend', (name) => {
     const out = spawnSync(
       'setpriv',
       ['--reuid=65534', '--regid=65534', '--clear-groups', process.execPath, script, String(p.pid)],
-      { encoding: 'utf8', env: { ...process.env, CC_SESSIONS_BACKEND: name } },
+      { encoding: 'utf8', env: { ...process.env, CLAUDE_PS_BACKEND: name } },
     );
     expect(out.stderr).toBe('');
     const answer = JSON.parse(out.stdout) as { uid: number; killCode: string; result: unknown };
@@ -160,7 +160,7 @@ describe.skipIf(!isRoot || !hasSetpriv || !hasUnshare)('hidepid (a private PID n
             process.execPath,
             script,
           ],
-          { encoding: 'utf8', env: { ...process.env, CC_SESSIONS_BACKEND: name }, timeout: 20_000 },
+          { encoding: 'utf8', env: { ...process.env, CLAUDE_PS_BACKEND: name }, timeout: 20_000 },
         );
         expect(out.stderr).toBe('');
         const answer = JSON.parse(out.stdout) as { killCode: string; result: { state: string; token?: string } };

@@ -25,12 +25,12 @@ function psLstart(pid: number): string | undefined {
 }
 
 function probeWith(name: 'ps' | 'js' | 'native', pids: number[]): ProbeResult[] {
-  process.env.CC_SESSIONS_BACKEND = name;
+  process.env.CLAUDE_PS_BACKEND = name;
   resetBackend();
   try {
     return probe(pids);
   } finally {
-    delete process.env.CC_SESSIONS_BACKEND;
+    delete process.env.CLAUDE_PS_BACKEND;
     resetBackend();
   }
 }
@@ -69,7 +69,7 @@ function ownZombieChildren(): number[] {
 }
 
 beforeAll(() => {
-  scratch = mkdtempSync(join(tmpdir(), 'ccs-ps-'));
+  scratch = mkdtempSync(join(tmpdir(), 'cps-ps-'));
 });
 afterAll(async () => {
   await endAll();
@@ -77,11 +77,11 @@ afterAll(async () => {
 });
 
 describe('the ps backend on real processes', () => {
-  it('is selected by CC_SESSIONS_BACKEND=ps', () => {
-    process.env.CC_SESSIONS_BACKEND = 'ps';
+  it('is selected by CLAUDE_PS_BACKEND=ps', () => {
+    process.env.CLAUDE_PS_BACKEND = 'ps';
     resetBackend();
-    expect(backend()).toEqual({ name: 'ps', reason: 'CC_SESSIONS_BACKEND=ps' });
-    delete process.env.CC_SESSIONS_BACKEND;
+    expect(backend()).toEqual({ name: 'ps', reason: 'CLAUDE_PS_BACKEND=ps' });
+    delete process.env.CLAUDE_PS_BACKEND;
     resetBackend();
   });
 

@@ -1,4 +1,4 @@
-/** Which backend serves, why, and how CC_SESSIONS_BACKEND forces one. */
+/** Which backend serves, why, and how CLAUDE_PS_BACKEND forces one. */
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { backend, resetBackend } from '../../lib/backend/index.js';
 
 afterEach(() => {
-  delete process.env.CC_SESSIONS_BACKEND;
+  delete process.env.CLAUDE_PS_BACKEND;
   resetBackend();
 });
 
@@ -20,18 +20,18 @@ describe('backend()', () => {
     ['js', 'js'],
     ['ps', 'ps'],
     ['native', 'native'],
-  ])('CC_SESSIONS_BACKEND=%s selects %s', (forced, name) => {
-    process.env.CC_SESSIONS_BACKEND = forced;
+  ])('CLAUDE_PS_BACKEND=%s selects %s', (forced, name) => {
+    process.env.CLAUDE_PS_BACKEND = forced;
     resetBackend();
     const info = backend();
     expect(info.name).toBe(name);
-    if (name !== 'native') expect(info.reason).toContain(`CC_SESSIONS_BACKEND=${forced}`);
+    if (name !== 'native') expect(info.reason).toContain(`CLAUDE_PS_BACKEND=${forced}`);
   });
 
-  it('rejects an unknown CC_SESSIONS_BACKEND with a clear message', () => {
-    process.env.CC_SESSIONS_BACKEND = 'fast';
+  it('rejects an unknown CLAUDE_PS_BACKEND with a clear message', () => {
+    process.env.CLAUDE_PS_BACKEND = 'fast';
     resetBackend();
-    expect(() => backend()).toThrow(/CC_SESSIONS_BACKEND must be one of native, js, ps/);
+    expect(() => backend()).toThrow(/CLAUDE_PS_BACKEND must be one of native, js, ps/);
   });
 
   it('returns a copy that callers cannot use to change the selection', () => {
@@ -44,7 +44,7 @@ describe('backend()', () => {
 describe('without a loadable addon', () => {
   // The bundled library copied where no binding.gyp, build or prebuild can be found.
   function runCopy(env: Record<string, string>): ReturnType<typeof spawnSync> {
-    const dir = mkdtempSync(join(tmpdir(), 'ccs-noaddon-'));
+    const dir = mkdtempSync(join(tmpdir(), 'cps-noaddon-'));
     try {
       mkdirSync(join(dir, 'dist'));
       copyFileSync(join(import.meta.dirname, '../../dist/index.js'), join(dir, 'dist/index.js'));
@@ -62,7 +62,7 @@ describe('without a loadable addon', () => {
   }
 
   it('falls back to the JS backend and says why', () => {
-    const out = runCopy({ CC_SESSIONS_BACKEND: '' });
+    const out = runCopy({ CLAUDE_PS_BACKEND: '' });
     expect(out.status).toBe(0);
     const answer = JSON.parse(String(out.stdout));
     expect(answer.backend.name).toBe('js');
@@ -70,9 +70,9 @@ describe('without a loadable addon', () => {
     expect(answer.self).toBe('alive');
   });
 
-  it('fails loudly when CC_SESSIONS_BACKEND=native', () => {
-    const out = runCopy({ CC_SESSIONS_BACKEND: 'native' });
+  it('fails loudly when CLAUDE_PS_BACKEND=native', () => {
+    const out = runCopy({ CLAUDE_PS_BACKEND: 'native' });
     expect(out.status).not.toBe(0);
-    expect(String(out.stderr)).toMatch(/CC_SESSIONS_BACKEND=native, but the addon cannot load/);
+    expect(String(out.stderr)).toMatch(/CLAUDE_PS_BACKEND=native, but the addon cannot load/);
   });
 });

@@ -1,5 +1,5 @@
 /**
- * cc-sessions against the official reader, `claude agents --json`, on one registry of real sessions:
+ * claude-ps against the official reader, `claude agents --json`, on one registry of real sessions:
  * idle, busy, waiting for a permission prompt, stopped (SIGSTOP), a `bg` kind, a `claude -p`, a
  * `claude --bg` job, two SIGKILL phantoms and a phantom whose PID a process of ours now holds. Both
  * must list the same live set with the same fields, and every command that counts must agree with it.
@@ -58,7 +58,7 @@ describeWithClaude('the live set equals claude agents --json', () => {
     expect(seen('bg').kind).toBe('background');
     expect(seen('print').status).toBe('busy');
     expect(seen('job')).toMatchObject({ kind: 'background', status: 'busy' });
-    // The official reader names the job by its jobId; cc-sessions keeps jobId in raw.
+    // The official reader names the job by its jobId; claude-ps keeps jobId in raw.
     expect(official.find((a) => a.pid === pids.job)?.id).toBe(of.job!.record()?.jobId);
   });
 
@@ -78,10 +78,10 @@ describeWithClaude('the live set equals claude agents --json', () => {
     const agents = h.lab.agents();
     const interactive = agents.filter((a) => a.kind === 'interactive');
     const byStatus = (s: string) => agents.filter((a) => a.status === s).length;
-    expect(h.ccs('count').stdout.trim()).toBe(String(agents.length));
-    expect(JSON.parse(h.ccs('count', '--json').stdout)).toEqual({ count: agents.length, interactive: false });
-    expect(h.ccs('count', '--interactive').stdout.trim()).toBe(String(interactive.length));
-    const summary = JSON.parse(h.ccs('summary', '--json').stdout);
+    expect(h.cps('count').stdout.trim()).toBe(String(agents.length));
+    expect(JSON.parse(h.cps('count', '--json').stdout)).toEqual({ count: agents.length, interactive: false });
+    expect(h.cps('count', '--interactive').stdout.trim()).toBe(String(interactive.length));
+    const summary = JSON.parse(h.cps('summary', '--json').stdout);
     expect(summary).toMatchObject({
       live: agents.length,
       interactive: interactive.length,
@@ -91,18 +91,18 @@ describeWithClaude('the live set equals claude agents --json', () => {
       idle: byStatus('idle'),
       dead: 3,
     });
-    expect(h.ccs('summary').stdout.trim()).toBe(summary.text);
-    const guard = h.ccs('has-interactive', '--json');
+    expect(h.cps('summary').stdout.trim()).toBe(summary.text);
+    const guard = h.cps('has-interactive', '--json');
     expect(guard.status).toBe(0);
     expect(JSON.parse(guard.stdout).pids.sort()).toEqual(interactive.map((a) => a.pid).sort());
   });
 
-  it('measures cc-sessions count beside claude agents --json on this registry (medians of 7)', () => {
+  it('measures claude-ps count beside claude agents --json on this registry (medians of 7)', () => {
     const count: number[] = [];
     const agents: number[] = [];
     for (let i = 0; i < 7; i++) {
       const t0 = process.hrtime.bigint();
-      const r = h.ccs('count');
+      const r = h.cps('count');
       count.push(Number(process.hrtime.bigint() - t0) / 1e6);
       expect(r.status).toBe(0);
       agents.push(h.lab.timeAgents());
@@ -111,7 +111,7 @@ describeWithClaude('the live set equals claude agents --json', () => {
     const c = median(count);
     const a = median(agents);
     console.log(
-      `speed: ${files} records (${official.length} live) — cc-sessions count ${c.toFixed(0)} ms, ` +
+      `speed: ${files} records (${official.length} live) — claude-ps count ${c.toFixed(0)} ms, ` +
         `claude agents --json ${a.toFixed(0)} ms (wall, medians of 7, interleaved): ${(a / c).toFixed(1)}x`,
     );
     expect(count).toHaveLength(7);
@@ -144,9 +144,9 @@ describeWithClaude('the live set equals claude agents --json', () => {
     while (h.lab.agents().some((a) => a.kind === 'interactive') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
     const agents = h.lab.agents();
     expect(agents.map((a) => [a.pid, a.kind]).sort()).toEqual([[pids.bg, 'background'], [pids.job, 'background']].sort());
-    expect(h.ccs('has-interactive').status).toBe(1);
-    expect(h.ccs('count', '--interactive').stdout.trim()).toBe('0');
-    expect(h.ccs('count').stdout.trim()).toBe('2');
-    expect(JSON.parse(h.ccs('summary', '--json').stdout)).toMatchObject({ live: 2, background: 2, dead: 3 });
+    expect(h.cps('has-interactive').status).toBe(1);
+    expect(h.cps('count', '--interactive').stdout.trim()).toBe('0');
+    expect(h.cps('count').stdout.trim()).toBe('2');
+    expect(JSON.parse(h.cps('summary', '--json').stdout)).toMatchObject({ live: 2, background: 2, dead: 3 });
   });
 });

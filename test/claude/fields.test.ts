@@ -127,11 +127,11 @@ describeWithClaude('every written field survives; unknown fields never skip a re
       for (const r of scan.records) expect(r.raw).toEqual(JSON.parse(variant(real.find((x) => x.pid === r.pid)!.raw)));
       expect(({} as Record<string, unknown>).polluted).toBeUndefined();
       // The CLI too: the same live set as on the real files.
-      const listed = (r: ReturnType<typeof h.ccs>) => JSON.parse(r.stdout).records.map((x: { pid: number }) => x.pid);
-      const here = h.ccsIn(configDir, 'list', '--json');
+      const listed = (r: ReturnType<typeof h.cps>) => JSON.parse(r.stdout).records.map((x: { pid: number }) => x.pid);
+      const here = h.cpsIn(configDir, 'list', '--json');
       expect(here.status, here.stderr).toBe(0);
-      expect(listed(here)).toEqual(listed(h.ccs('list', '--json')));
-      expect(h.ccsIn(configDir, 'has-interactive').status).toBe(0);
+      expect(listed(here)).toEqual(listed(h.cps('list', '--json')));
+      expect(h.cpsIn(configDir, 'has-interactive').status).toBe(0);
     });
   }
 

@@ -105,7 +105,7 @@ export async function openLab(binary: string, options: LabOptions = {}): Promise
   const port = Number(readFileSync(portFile, 'utf8'));
 
   // IS_SANDBOX=yes keeps Claude Code's own sweep of dead records off (it declines in a sandbox), so a
-  // phantom stays until cc-sessions prunes it, in a container or not: checked with /.dockerenv hidden,
+  // phantom stays until claude-ps prunes it, in a container or not: checked with /.dockerenv hidden,
   // where a session started without it deleted a SIGKILLed session's record and key.
   const env: NodeJS.ProcessEnv = {
     ...base,

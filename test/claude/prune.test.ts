@@ -35,7 +35,7 @@ describeWithClaude('prune removes exactly the phantoms of real sessions, never a
   });
 
   it('a dry run names the phantoms and removes nothing', () => {
-    const r = h.ccs('prune', '--dry-run', '--json');
+    const r = h.cps('prune', '--dry-run', '--json');
     expect(r.status, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).removed.map((x: { pid: number }) => x.pid).sort()).toEqual([...phantoms].sort());
     for (const pid of phantoms) expect(existsSync(join(h.lab.sessionsDir, `${pid}.json`))).toBe(true);
@@ -62,7 +62,7 @@ describeWithClaude('prune removes exactly the phantoms of real sessions, never a
       while (Date.now() < deadline && ([...turns.values()].length < 3 || Math.min(...turns.values()) < 3 || round < 10)) {
         round++;
         if (round % 2) {
-          const r = h.ccs('prune', '--json');
+          const r = h.cps('prune', '--json');
           expect(r.status, r.stderr).toBe(0);
           removed.push(...JSON.parse(r.stdout).removed);
         } else {
@@ -94,7 +94,7 @@ describeWithClaude('prune removes exactly the phantoms of real sessions, never a
     for (const s of live) expect(JSON.parse(readFileSync(s.file, 'utf8')).pid).toBe(s.pid);
     const official = h.lab.agents().map((a) => a.pid).sort();
     expect(official).toEqual(live.map((s) => s.pid).sort());
-    expect(JSON.parse(h.ccs('list', '--json', '--all').stdout).records.map((r: { pid: number }) => r.pid).sort()).toEqual(official);
-    expect(JSON.parse(h.ccs('prune', '--json').stdout).removed).toEqual([]);
+    expect(JSON.parse(h.cps('list', '--json', '--all').stdout).records.map((r: { pid: number }) => r.pid).sort()).toEqual(official);
+    expect(JSON.parse(h.cps('prune', '--json').stdout).removed).toEqual([]);
   });
 });

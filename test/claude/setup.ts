@@ -1,7 +1,7 @@
 /**
  * Global setup of `npm run test:claude`: finds (or installs) the real Claude Code and tmux. Where
  * either is missing it prints one line and the suite is skipped, unless CI=true (or
- * CCS_REQUIRE_CLAUDE=1): on this project's machines the suite must run, so there it fails.
+ * CLAUDE_PS_REQUIRE_CLAUDE=1): on this project's machines the suite must run, so there it fails.
  * The teardown ends any process and removes any lab folder of this run that a crashed worker left.
  */
 import { randomBytes } from 'node:crypto';
@@ -16,7 +16,7 @@ declare module 'vitest' {
 }
 
 export function mustRun(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.CI === 'true' || env.CCS_REQUIRE_CLAUDE === '1';
+  return env.CI === 'true' || env.CLAUDE_PS_REQUIRE_CLAUDE === '1';
 }
 
 export default function setup(project: TestProject) {
@@ -26,7 +26,7 @@ export default function setup(project: TestProject) {
   if (found.ok) {
     process.stdout.write(`test:claude: Claude Code ${found.version} (${found.binary})\n`);
   } else if (mustRun()) {
-    throw new Error(`test:claude: cannot run (${found.reason}), and it must here (CI=true or CCS_REQUIRE_CLAUDE=1)`);
+    throw new Error(`test:claude: cannot run (${found.reason}), and it must here (CI=true or CLAUDE_PS_REQUIRE_CLAUDE=1)`);
   } else {
     process.stdout.write(`test:claude: skipped: ${found.reason}\n`);
   }

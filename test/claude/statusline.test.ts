@@ -1,6 +1,6 @@
 /**
  * End to end with real Claude Code: three interactive sessions whose statusLine is the README's
- * line-file snippet, falling back to `cc-sessions statusline`; with one waiting for a permission prompt
+ * line-file snippet, falling back to `claude-ps statusline`; with one waiting for a permission prompt
  * and one busy, the third session's rendered statusline names the waiting one and counts the busy one,
  * through the fallback and through the watcher's line file.
  */
@@ -31,7 +31,7 @@ describeWithClaude('the statusline in real Claude Code', () => {
   const lines = () => join(h.lab.root, 'lines');
 
   beforeAll(() => {
-    // The README's second snippet (the line file, else `cc-sessions statusline`), with this test's built
+    // The README's second snippet (the line file, else `claude-ps statusline`), with this test's built
     // CLI, logging per session which way each render went and what it printed.
     const log = (what: string) => `${quote(work())}/${what}.$CLAUDE_PID.log`;
     h.lab.statusLine(
@@ -73,7 +73,7 @@ describeWithClaude('the statusline in real Claude Code', () => {
       await until(() => (text(renders).slice(before.renders).includes(expected) ? true : undefined), `the third session to render the line (${way})`);
       expect(text(ways).slice(before.ways)).toMatch(new RegExp(way));
     };
-    // No watcher yet: the snippet falls back to `cc-sessions statusline`.
+    // No watcher yet: the snippet falls back to `claude-ps statusline`.
     await renderedAfterTurn('fallback');
     // With the watcher, once its line file is newer than the session's record, the snippet cats the file.
     watcher = startCli(h.cli, ['watch', '--interval', '200', '--config-dir', cfg, '--statusline-dir', lines()], { stdio: ['ignore', 'ignore', 'pipe'] });

@@ -21,9 +21,9 @@ export function describeWithClaude(name: string, body: () => void): void {
 export interface Harness {
   lab: Lab;
   /** The built CLI with `--config-dir <lab>` appended. */
-  ccs(...args: string[]): Ran;
+  cps(...args: string[]): Ran;
   /** The built CLI on another config dir. */
-  ccsIn(configDir: string, ...args: string[]): Ran;
+  cpsIn(configDir: string, ...args: string[]): Ran;
   /** The CLI's path (for spawning `watch`). */
   cli: string;
   /** Processes of ours the test started beside the lab (ended in afterAll). */
@@ -37,8 +37,8 @@ export function useHarness(): Harness {
     if (!claudeCode.ok) return;
     h.cli = await builtCli();
     h.lab = await openLab(claudeCode.binary);
-    h.ccsIn = (configDir, ...args) => runCli(h.cli, [...args, '--config-dir', configDir], { env: cliEnv() });
-    h.ccs = (...args) => h.ccsIn(h.lab.configDir, ...args);
+    h.cpsIn = (configDir, ...args) => runCli(h.cli, [...args, '--config-dir', configDir], { env: cliEnv() });
+    h.cps = (...args) => h.cpsIn(h.lab.configDir, ...args);
   });
   afterAll(async () => {
     for (const p of h.own) await p.end();
@@ -78,7 +78,7 @@ const byPid = (a: Seen, b: Seen) => a.pid - b.pid;
 
 /** `list --json` (live records) in the official reader's terms: kind `bg` → `background`. */
 export function ours(h: Harness, ...flags: string[]): Seen[] {
-  const r = h.ccs('list', '--json', ...flags);
+  const r = h.cps('list', '--json', ...flags);
   if (r.status !== 0) throw new Error(`list --json exited ${r.status}: ${r.stderr}`);
   return (JSON.parse(r.stdout).records as ListedRecord[])
     .map((x) => ({
@@ -95,7 +95,7 @@ export function ours(h: Harness, ...flags: string[]): Seen[] {
 }
 
 export function listedAll(h: Harness): ListedRecord[] {
-  const r = h.ccs('list', '--json', '--all');
+  const r = h.cps('list', '--json', '--all');
   if (r.status !== 0) throw new Error(`list --json --all exited ${r.status}: ${r.stderr}`);
   return JSON.parse(r.stdout).records as ListedRecord[];
 }

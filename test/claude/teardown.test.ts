@@ -15,7 +15,7 @@ import { markedProcesses, RUN_MARKER, sweepRun } from './lab.js';
 import { claudeCode, describeWithClaude } from './suite.js';
 
 describeWithClaude('a lab whose test process was killed is swept by the run', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'ccs-lab-crash-'));
+  const dir = mkdtempSync(join(tmpdir(), 'cps-lab-crash-'));
   const run = randomBytes(8).toString('hex');
   afterAll(async () => {
     await sweepRun(run);

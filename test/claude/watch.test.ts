@@ -1,5 +1,5 @@
 /**
- * `cc-sessions watch` on real sessions: registration shows as `added`, real transitions as `changed`
+ * `claude-ps watch` on real sessions: registration shows as `added`, real transitions as `changed`
  * with the new status and waitingFor (busy → idle; busy → waiting "permission prompt" → busy → idle),
  * a SIGKILL as `died`, a clean exit (SIGTERM) as `removed`, and a stopped session as nothing at all.
  */

@@ -1,7 +1,7 @@
 /**
  * The executable's V8 code cache on a Node without a compile cache of its own (Node 20; lib/cli/launch.ts,
  * docs/architecture.md "Start-up"): one file per package version, Node, architecture and flags in
- * `$XDG_CACHE_HOME/cc-sessions/`, written once, atomically, by a run that found none it could use; never
+ * `$XDG_CACHE_HOME/claude-ps/`, written once, atomically, by a run that found none it could use; never
  * into the package; anything wrong with it (corrupt, foreign, stale, a FIFO, a symlink, a folder that
  * cannot be written) only means a run without it. "Accepted" is observable without timing anything: a
  * run whose cache V8 rejected writes a fresh file, so a file left as it was (same inode, same mtime) was used.
@@ -36,7 +36,7 @@ const version = JSON.parse(readFileSync(join(import.meta.dirname, '../../package
 let cli = '';
 let work = '';
 let xdg = '';
-const cacheDir = () => join(xdg, 'cc-sessions');
+const cacheDir = () => join(xdg, 'claude-ps');
 const cacheFiles = () => (existsSync(cacheDir()) ? readdirSync(cacheDir()) : []);
 const theFile = () => {
   const files = cacheFiles();
@@ -56,7 +56,7 @@ const count = (extra: NodeJS.ProcessEnv = {}) => {
 
 beforeAll(async () => {
   cli = await builtCli();
-  work = mkdtempSync(join(tmpdir(), 'ccs-code-cache-'));
+  work = mkdtempSync(join(tmpdir(), 'cps-code-cache-'));
 });
 afterAll(() => {
   removeCopy(cli);
@@ -179,7 +179,7 @@ describe.skipIf(hasCompileCache)('the CLI code cache (Node without module.enable
   it('falls back to ~/.cache, and makes ~/.cache only in a home of its own', () => {
     const home = mkdtempSync(join(work, 'home-'));
     count({ XDG_CACHE_HOME: '', HOME: home });
-    expect(readdirSync(join(home, '.cache', 'cc-sessions'))).toHaveLength(1);
+    expect(readdirSync(join(home, '.cache', 'claude-ps'))).toHaveLength(1);
   });
 
   it('NODE_DISABLE_COMPILE_CACHE turns it off', () => {
@@ -241,12 +241,12 @@ describe.skipIf(hasCompileCache)('the CLI code cache (Node without module.enable
         env: env(extra),
       });
     try {
-      for (const extra of [{}, { XDG_CACHE_HOME: join(xdg, 'cc-sessions') }, { XDG_CACHE_HOME: '', HOME: xdg }]) {
+      for (const extra of [{}, { XDG_CACHE_HOME: join(xdg, 'claude-ps') }, { XDG_CACHE_HOME: '', HOME: xdg }]) {
         expect(asNobody(extra)).toMatchObject({ status: 0, stdout: '0\n', stderr: '' });
       }
       expect(fileTree(ro)).toEqual(pkg);
       expect(identity(theFile())).toBe(rootsFile);
-      expect(readdirSync(xdg)).toEqual(['cc-sessions']); // root's HOME-style folder: nobody made no .cache in it
+      expect(readdirSync(xdg)).toEqual(['claude-ps']); // root's HOME-style folder: nobody made no .cache in it
     } finally {
       chmodSync(ro, 0o755);
       chmodSync(work, 0o700);

@@ -1,5 +1,5 @@
 /**
- * The built `cc-sessions` against a fixture registry of real processes: stdout, stderr and exit code
+ * The built `claude-ps` against a fixture registry of real processes: stdout, stderr and exit code
  * of each command, the --json shapes, usage errors, --help and --version.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
@@ -32,8 +32,8 @@ const json = (r: Ran) => {
 
 beforeAll(async () => {
   cli = await builtCli();
-  empty = mkdtempSync(join(tmpdir(), 'ccs-cli-empty-'));
-  reg = makeRegistry('ccs-cli-');
+  empty = mkdtempSync(join(tmpdir(), 'cps-cli-empty-'));
+  reg = makeRegistry('cps-cli-');
   alive = spawnSleep();
   bg = spawnSleep();
   reused = spawnSleep();
@@ -70,7 +70,7 @@ describe('list', () => {
     const aliveLine = lines.find((l) => l.startsWith(`${alive.pid} `))!;
     expect(aliveLine).toMatch(/interactive\s+busy\s+alpha\s+\/home\/user\/project\s+alive$/);
     expect(lines.find((l) => l.startsWith(`${bg.pid} `))).toMatch(/bg\s+waiting \(approve Bash\)/);
-    expect(r.stderr).toBe('(3 dead records hidden: `cc-sessions list --all` shows them, `cc-sessions prune` removes them)\n');
+    expect(r.stderr).toBe('(3 dead records hidden: `claude-ps list --all` shows them, `claude-ps prune` removes them)\n');
     expect(runCli(cli, ['list', '--config-dir', reg.configDir]).stdout).toBe(r.stdout);
   });
 
@@ -107,7 +107,7 @@ describe('list', () => {
       const r = runCli(cli, [], { env });
       expect(r.status).toBe(0);
       expect(r.stderr).toMatch(/^No Claude Code session registry here \(.*sessions does not exist\)/);
-      expect(r.stderr).toContain('cc-sessions demo');
+      expect(r.stderr).toContain('claude-ps demo');
       expect(r.stdout).toBe('');
     }
   });
@@ -132,7 +132,7 @@ describe('count, summary, has-interactive', () => {
     const bad = run('summary', '--format', '{bussy}');
     expect(bad.status).toBe(2);
     expect(bad.stdout).toBe('');
-    expect(bad.stderr).toMatch(/^cc-sessions: --format: unknown key \{bussy\} .*\n$/);
+    expect(bad.stderr).toMatch(/^claude-ps: --format: unknown key \{bussy\} .*\n$/);
   });
 
   it('has-interactive answers with its exit code and prints nothing unless asked', () => {
@@ -141,7 +141,7 @@ describe('count, summary, has-interactive', () => {
     expect(JSON.parse(answer.stdout)).toEqual({ interactive: true, pids: [alive.pid], unreadableLivePids: [] });
     expect(run('has-interactive', '--verbose').stdout).toBe(`yes: live interactive session PID ${alive.pid}\n`);
 
-    const none = makeRegistry('ccs-cli-none-');
+    const none = makeRegistry('cps-cli-none-');
     try {
       none.write(bg.pid, sessionRecord(bg.pid, { procStart: procStartTicks(bg.pid), kind: 'daemon' }));
       none.write(dead, sessionRecord(dead));
@@ -179,8 +179,8 @@ describe('probe and doctor', () => {
       { pid: zombie.zombiePid, state: 'zombie', token: expect.any(String) },
       { pid: -3, state: 'invalid', token: null },
     ]);
-    expect(runCli(cli, ['probe', '12x'])).toMatchObject({ status: 2, stdout: '', stderr: 'cc-sessions: probe: not a PID: "12x"\n' });
-    expect(runCli(cli, ['probe'])).toMatchObject({ status: 2, stderr: 'cc-sessions: probe: needs at least one PID\n' });
+    expect(runCli(cli, ['probe', '12x'])).toMatchObject({ status: 2, stdout: '', stderr: 'claude-ps: probe: not a PID: "12x"\n' });
+    expect(runCli(cli, ['probe'])).toMatchObject({ status: 2, stderr: 'claude-ps: probe: needs at least one PID\n' });
   });
 
   it('doctor names the backend, our pidDomain, the folders and every skipped file with its reason', () => {
@@ -201,9 +201,9 @@ describe('probe and doctor', () => {
     expect(text.status).toBe(0);
     expect(text.stdout).toContain(`pidDomain  ${d.pidDomain}`);
     expect(text.stdout).toContain(`${reg.path('999999999.json')}: unparseable`);
-    const forced = runCli(cli, ['doctor', '--json'], { env: cliEnv({ CC_SESSIONS_BACKEND: 'js', CLAUDE_CONFIG_DIR: empty }) });
+    const forced = runCli(cli, ['doctor', '--json'], { env: cliEnv({ CLAUDE_PS_BACKEND: 'js', CLAUDE_CONFIG_DIR: empty }) });
     expect(JSON.parse(forced.stdout)).toMatchObject({
-      backend: { name: 'js', reason: 'CC_SESSIONS_BACKEND=js' },
+      backend: { name: 'js', reason: 'CLAUDE_PS_BACKEND=js' },
       folders: [{ source: 'CLAUDE_CONFIG_DIR', exists: false }],
     });
   });
@@ -254,7 +254,7 @@ describe('usage, help and version', () => {
       const r = runCli(cli, args);
       expect(r.status, args.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/^cc-sessions: [^\n]+\n$/);
+      expect(r.stderr).toMatch(/^claude-ps: [^\n]+\n$/);
     }
   });
 
@@ -262,21 +262,21 @@ describe('usage, help and version', () => {
     const r = run('snapshot', '--output', join(empty, 'no', 'such', 'folder', 'snap.json'));
     expect(r.status).toBe(1);
     expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/^cc-sessions: ENOENT[^\n]+\n$/);
-    const forced = runCli(cli, ['count', '--config-dir', reg.configDir], { env: cliEnv({ CC_SESSIONS_BACKEND: 'bogus' }) });
+    expect(r.stderr).toMatch(/^claude-ps: ENOENT[^\n]+\n$/);
+    const forced = runCli(cli, ['count', '--config-dir', reg.configDir], { env: cliEnv({ CLAUDE_PS_BACKEND: 'bogus' }) });
     expect(forced).toMatchObject({ status: 1, stdout: '' });
-    expect(forced.stderr).toMatch(/^cc-sessions: CC_SESSIONS_BACKEND must be one of [^\n]+\n$/);
+    expect(forced.stderr).toMatch(/^claude-ps: CLAUDE_PS_BACKEND must be one of [^\n]+\n$/);
   });
 
   it('every command has --help; --version prints the package version', () => {
     for (const name of ['list', 'count', 'summary', 'has-interactive', 'prune', 'snapshot', 'watch', 'probe', 'doctor', 'demo']) {
       const r = runCli(cli, [name, '--help']);
       expect(r.status).toBe(0);
-      expect(r.stdout).toMatch(new RegExp(`^Usage: cc-sessions ${name}`));
+      expect(r.stdout).toMatch(new RegExp(`^Usage: claude-ps ${name}`));
       expect(r.stdout).toContain('--config-dir DIR');
     }
-    expect(runCli(cli, ['--help']).stdout).toMatch(/^Usage: cc-sessions \[command\]/);
-    expect(runCli(cli, ['help', 'probe']).stdout).toMatch(/^Usage: cc-sessions probe/);
+    expect(runCli(cli, ['--help']).stdout).toMatch(/^Usage: claude-ps \[command\]/);
+    expect(runCli(cli, ['help', 'probe']).stdout).toMatch(/^Usage: claude-ps probe/);
     const version = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).version;
     expect(runCli(cli, ['--version'])).toMatchObject({ status: 0, stdout: `${version}\n`, stderr: '' });
     expect(runCli(cli, ['count', '-V']).stdout).toBe(`${version}\n`);

@@ -1,5 +1,5 @@
 /**
- * `cc-sessions demo` leaves nothing behind: no process it started, no folder, whether it runs to the
+ * `claude-ps demo` leaves nothing behind: no process it started, no folder, whether it runs to the
  * end, is interrupted while building its registry, or while holding it (--wait).
  */
 import { createHash } from 'node:crypto';
@@ -15,7 +15,7 @@ let tmp: string; // the demo's TMPDIR: must be empty again after every run
 
 /** PIDs of live processes whose environment carries the demo's marker for this demo process. */
 function markedProcesses(demoPid: number): number[] {
-  const marker = `CC_SESSIONS_DEMO_PARENT=${demoPid}\0`;
+  const marker = `CLAUDE_PS_DEMO_PARENT=${demoPid}\0`;
   const found: number[] = [];
   for (const entry of readdirSync('/proc')) {
     if (!/^[0-9]+$/.test(entry)) continue;
@@ -59,7 +59,7 @@ beforeAll(async () => {
 
 beforeEach(() => {
   if (tmp) rmSync(tmp, { recursive: true, force: true });
-  tmp = mkdtempSync(join(tmpdir(), 'ccs-demo-test-'));
+  tmp = mkdtempSync(join(tmpdir(), 'cps-demo-test-'));
 });
 
 afterAll(() => {
@@ -67,7 +67,7 @@ afterAll(() => {
   if (cli) removeCopy(cli);
 });
 
-describe('cc-sessions demo', () => {
+describe('claude-ps demo', () => {
   it('shows each verdict, prunes only the dead, and cleans up', async () => {
     const child = startCli(cli, ['demo'], { env: cliEnv({ TMPDIR: tmp }) });
     let stdout = '';
@@ -122,7 +122,7 @@ describe('cc-sessions demo', () => {
       const exited = new Promise((r) => child.once('exit', (c) => r(c)));
       child.kill(signal);
       expect(await exited).toBe(code);
-      expect(stderr).toMatch(/^\ncc-sessions demo: interrupted; its processes were ended and .* removed\n$/);
+      expect(stderr).toMatch(/^\nclaude-ps demo: interrupted; its processes were ended and .* removed\n$/);
       await expectNothingLeft(child.pid!);
     });
   }

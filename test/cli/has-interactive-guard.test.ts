@@ -16,7 +16,7 @@ import { builtCli, cliEnv, removeCopy, ROOT } from './run-cli.js';
 /** The guard example exactly as the README prints it. */
 const README_LINE = readFileSync(join(ROOT, 'README.md'), 'utf8')
   .split('\n')
-  .find((line) => line.startsWith('cc-sessions has-interactive --config-dir ~/.claude-work;'))!;
+  .find((line) => line.startsWith('claude-ps has-interactive --config-dir ~/.claude-work;'))!;
 const REAL_RM = spawnSync('sh', ['-c', 'command -v rm'], { encoding: 'utf8' }).stdout.trim();
 
 let cli: string;
@@ -47,7 +47,7 @@ interface Home {
 
 /** A HOME with ~/.claude-work holding a live interactive session (or, with `withHuman: false`, only a bg one and a dead claim). */
 function makeHome(withHuman = true): Home {
-  const home = mkdtempSync(join(tmpdir(), 'ccs-guard-line-'));
+  const home = mkdtempSync(join(tmpdir(), 'cps-guard-line-'));
   homes.push(home);
   chmodSync(home, 0o755);
   const bin = join(home, 'bin');
@@ -56,7 +56,7 @@ function makeHome(withHuman = true): Home {
   mkdirSync(logs, { mode: 0o777 });
   chmodSync(logs, 0o777);
   // The command as installed (a wrapper that logs its exit code), and rm that logs before deleting.
-  writeFileSync(join(bin, 'cc-sessions'), `#!/bin/sh\n"${process.execPath}" "${cli}" "$@"\nrc=$?\necho $rc >> "${logs}/guard"\nexit $rc\n`, { mode: 0o755 });
+  writeFileSync(join(bin, 'claude-ps'), `#!/bin/sh\n"${process.execPath}" "${cli}" "$@"\nrc=$?\necho $rc >> "${logs}/guard"\nexit $rc\n`, { mode: 0o755 });
   writeFileSync(join(bin, 'rm'), `#!/bin/sh\necho "$*" >> "${logs}/rm"\nexec "${REAL_RM}" "$@"\n`, { mode: 0o755 });
   const profile = join(home, '.claude-work');
   const sessions = join(profile, 'sessions');
@@ -92,7 +92,7 @@ const redirected = (redirect: string) => README_LINE.replace('~/.claude-work;', 
 
 describe("the README's guard line", () => {
   it('is the line tested here', () => {
-    expect(README_LINE).toBe('cc-sessions has-interactive --config-dir ~/.claude-work; [ $? -eq 1 ] && rm -rf ~/.claude-work');
+    expect(README_LINE).toBe('claude-ps has-interactive --config-dir ~/.claude-work; [ $? -eq 1 ] && rm -rf ~/.claude-work');
   });
 
   it('control: with no live human (a bg session and a dead claim) it deletes; with one it does not', () => {
@@ -102,12 +102,12 @@ describe("the README's guard line", () => {
     expect(used.run(README_LINE)).toMatchObject({ guard: [0], rm: false, deleted: false });
   });
 
-  it('a bad CC_SESSIONS_BACKEND (exit 4) never reaches rm, human or not', () => {
+  it('a bad CLAUDE_PS_BACKEND (exit 4) never reaches rm, human or not', () => {
     for (const withHuman of [true, false]) {
       const h = makeHome(withHuman);
-      const r = h.run(README_LINE, { env: { CC_SESSIONS_BACKEND: 'bogus' } });
+      const r = h.run(README_LINE, { env: { CLAUDE_PS_BACKEND: 'bogus' } });
       expect(r).toMatchObject({ guard: [4], rm: false, deleted: false });
-      expect(r.stderr).toMatch(/^cc-sessions: CC_SESSIONS_BACKEND must be one of/);
+      expect(r.stderr).toMatch(/^claude-ps: CLAUDE_PS_BACKEND must be one of/);
     }
   });
 
@@ -170,7 +170,7 @@ describe("the README's guard line", () => {
     const h = makeHome(false);
     expect(h.run(withFlag('--verbsoe'))).toMatchObject({ guard: [2], rm: false });
     expect(h.run(withFlag('-q'))).toMatchObject({ guard: [2], rm: false });
-    expect(h.run('cc-sessions has-interactive --config-dir; [ $? -eq 1 ] && rm -rf ~/.claude-work')).toMatchObject({ guard: [2], rm: false });
+    expect(h.run('claude-ps has-interactive --config-dir; [ $? -eq 1 ] && rm -rf ~/.claude-work')).toMatchObject({ guard: [2], rm: false });
     expect(h.run(README_LINE.replace('--config-dir ~/.claude-work;', '--config-dir= ;'))).toMatchObject({ guard: [2], rm: false, deleted: false });
   });
 
@@ -192,11 +192,11 @@ describe("the README's guard line", () => {
 
   it("docs/guard.md's strict line (code and printed answer) deletes on a proven no only", () => {
     const doc = readFileSync(join(ROOT, 'docs', 'guard.md'), 'utf8');
-    const strict = doc.slice(doc.indexOf('answer=$(cc-sessions'), doc.indexOf('rm -rf ~/.claude-work\n```', doc.indexOf('answer=$(cc-sessions')) + 'rm -rf ~/.claude-work'.length);
+    const strict = doc.slice(doc.indexOf('answer=$(claude-ps'), doc.indexOf('rm -rf ~/.claude-work\n```', doc.indexOf('answer=$(claude-ps')) + 'rm -rf ~/.claude-work'.length);
     expect(strict.split('\n')).toHaveLength(2);
     expect(makeHome(false).run(strict)).toMatchObject({ guard: [1], rm: true, deleted: true });
     expect(makeHome().run(strict)).toMatchObject({ guard: [0], rm: false });
-    expect(makeHome(false).run(strict, { env: { CC_SESSIONS_BACKEND: 'bogus' } })).toMatchObject({ guard: [4], rm: false });
+    expect(makeHome(false).run(strict, { env: { CLAUDE_PS_BACKEND: 'bogus' } })).toMatchObject({ guard: [4], rm: false });
   });
 
   it('CLAUDE_CONFIG_DIR= (empty) guards ~/.claude, not ./sessions under the current folder', () => {
@@ -205,7 +205,7 @@ describe("the README's guard line", () => {
     symlinkSync(h.profile, join(h.home, '.claude'));
     const work = join(h.home, 'work');
     mkdirSync(join(work, 'sessions'), { recursive: true });
-    const line = 'cc-sessions has-interactive; [ $? -eq 1 ] && rm -rf ~/.claude/';
+    const line = 'claude-ps has-interactive; [ $? -eq 1 ] && rm -rf ~/.claude/';
     expect(h.run(line, { env: { CLAUDE_CONFIG_DIR: '' }, cwd: work })).toMatchObject({ guard: [0], rm: false, deleted: false });
   });
 });

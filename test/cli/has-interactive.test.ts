@@ -1,5 +1,5 @@
 /**
- * `cc-sessions has-interactive` answers with grep's exit codes: 0 yes, 1 only for a proven no, 2 a
+ * `claude-ps has-interactive` answers with grep's exit codes: 0 yes, 1 only for a proven no, 2 a
  * usage error, 3 cannot tell, 4 any other error; nothing on stdout unless asked, one line on stderr
  * on failure, and the answer survives a stdout that is closed, full or gone.
  */
@@ -22,9 +22,9 @@ beforeAll(async () => {
   cli = await builtCli();
   alive = spawnSleep();
   bg = spawnSleep();
-  human = makeRegistry('ccs-hi-human-');
+  human = makeRegistry('cps-hi-human-');
   human.write(alive.pid, sessionRecord(alive.pid, { procStart: procStartTicks(alive.pid) }));
-  nobodyHome = makeRegistry('ccs-hi-none-');
+  nobodyHome = makeRegistry('cps-hi-none-');
   nobodyHome.write(bg.pid, sessionRecord(bg.pid, { procStart: procStartTicks(bg.pid), kind: 'bg' }));
   nobodyHome.write(reapedPid(), sessionRecord(1));
 });
@@ -57,18 +57,18 @@ describe('has-interactive exit codes', () => {
     for (const args of [['--verbsoe'], ['--config-dir'], ['--json=yes'], ['extra'], ['--config-dir', ''], ['-x']]) {
       const r = runCli(cli, ['has-interactive', ...args]);
       expect({ status: r.status, stdout: r.stdout }, args.join(' ')).toEqual({ status: 2, stdout: '' });
-      expect(r.stderr).toMatch(/^cc-sessions: [^\n]+\n$/);
+      expect(r.stderr).toMatch(/^claude-ps: [^\n]+\n$/);
     }
   });
 
   it('3 when a folder cannot be listed (here: the config dir is a file)', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ccs-hi-file-'));
+    const dir = mkdtempSync(join(tmpdir(), 'cps-hi-file-'));
     try {
       writeFileSync(join(dir, 'profile'), 'not a folder');
       for (const args of [[], ['--verbose'], ['--json']]) {
         const r = runCli(cli, ['has-interactive', ...args, '--config-dir', join(dir, 'profile')]);
         expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 3, stdout: '' });
-        expect(r.stderr).toBe(`cc-sessions: cannot tell: cannot list ${join(dir, 'profile', 'sessions')} (ENOTDIR): the sessions it holds are unknown\n`);
+        expect(r.stderr).toBe(`claude-ps: cannot tell: cannot list ${join(dir, 'profile', 'sessions')} (ENOTDIR): the sessions it holds are unknown\n`);
       }
       // The same with a readable folder beside it: one unknown folder makes the answer unknown.
       expect(runCli(cli, ['has-interactive', '--config-dir', nobodyHome.configDir, '--config-dir', join(dir, 'profile')]).status).toBe(3);
@@ -79,25 +79,25 @@ describe('has-interactive exit codes', () => {
     }
   });
 
-  it('4 for any other error, e.g. a bad CC_SESSIONS_BACKEND, whatever the registry holds', () => {
+  it('4 for any other error, e.g. a bad CLAUDE_PS_BACKEND, whatever the registry holds', () => {
     for (const reg of [human, nobodyHome]) {
       for (const args of [[], ['--verbose'], ['--json']]) {
-        const r = runCli(cli, ['has-interactive', ...args, '--config-dir', reg.configDir], { env: cliEnv({ CC_SESSIONS_BACKEND: 'bogus' }) });
+        const r = runCli(cli, ['has-interactive', ...args, '--config-dir', reg.configDir], { env: cliEnv({ CLAUDE_PS_BACKEND: 'bogus' }) });
         expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 4, stdout: '' });
-        expect(r.stderr).toMatch(/^cc-sessions: CC_SESSIONS_BACKEND must be one of native, js, ps \(got "bogus"\)\n$/);
+        expect(r.stderr).toMatch(/^claude-ps: CLAUDE_PS_BACKEND must be one of native, js, ps \(got "bogus"\)\n$/);
       }
     }
     // Also where no file needs a probe: a misconfigured guard fails the same way on every folder.
-    const emptyDir = mkdtempSync(join(tmpdir(), 'ccs-hi-empty-'));
+    const emptyDir = mkdtempSync(join(tmpdir(), 'cps-hi-empty-'));
     try {
-      expect(runCli(cli, ['has-interactive', '--config-dir', emptyDir], { env: cliEnv({ CC_SESSIONS_BACKEND: 'bogus' }) }).status).toBe(4);
+      expect(runCli(cli, ['has-interactive', '--config-dir', emptyDir], { env: cliEnv({ CLAUDE_PS_BACKEND: 'bogus' }) }).status).toBe(4);
     } finally {
       rmSync(emptyDir, { recursive: true, force: true });
     }
-    // CC_SESSIONS_DEBUG adds the stack, after the one line.
-    const debug = runCli(cli, ['has-interactive', '--config-dir', human.configDir], { env: cliEnv({ CC_SESSIONS_BACKEND: 'bogus', CC_SESSIONS_DEBUG: '1' }) });
+    // CLAUDE_PS_DEBUG adds the stack, after the one line.
+    const debug = runCli(cli, ['has-interactive', '--config-dir', human.configDir], { env: cliEnv({ CLAUDE_PS_BACKEND: 'bogus', CLAUDE_PS_DEBUG: '1' }) });
     expect(debug.status).toBe(4);
-    expect(debug.stderr.split('\n')[1]).toMatch(/^Error: CC_SESSIONS_BACKEND/);
+    expect(debug.stderr.split('\n')[1]).toMatch(/^Error: CLAUDE_PS_BACKEND/);
   });
 
   it('a stdout that is closed keeps the answer; one that is full is an error (4), never a no', () => {
@@ -107,7 +107,7 @@ describe('has-interactive exit codes', () => {
     for (const reg of [human, nobodyHome]) {
       const full = shell('"$0" "$1" has-interactive --verbose --config-dir "$2" >/dev/full; echo "rc=$?"', reg.configDir);
       expect(full.stdout).toBe('rc=4\n');
-      expect(full.stderr).toMatch(/^cc-sessions: ENOSPC[^\n]*\n$/);
+      expect(full.stderr).toMatch(/^claude-ps: ENOSPC[^\n]*\n$/);
     }
   });
 
@@ -130,7 +130,7 @@ describe('has-interactive exit codes', () => {
 
 describe('an empty CLAUDE_CONFIG_DIR means unset', () => {
   it('reads ~/.claude, never ./sessions under the current folder', () => {
-    const home = mkdtempSync(join(tmpdir(), 'ccs-hi-home-'));
+    const home = mkdtempSync(join(tmpdir(), 'cps-hi-home-'));
     try {
       const here = join(home, 'work');
       mkdirSync(join(here, 'sessions'), { recursive: true });

@@ -21,11 +21,11 @@ const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 beforeAll(async () => {
   cli = await builtCli();
   live = spawnSleep();
-  reg = makeRegistry('ccs-cli-io-');
+  reg = makeRegistry('cps-cli-io-');
   reg.write(live.pid, sessionRecord(live.pid, { procStart: procStartTicks(live.pid), status: 'waiting' }));
   reg.write(4_999_999, sessionRecord(4_999_999)); // above any pid_max: gone
   // Far more output than a pipe buffer holds (64 KiB), so the writer meets a closed pipe.
-  big = makeRegistry('ccs-cli-big-');
+  big = makeRegistry('cps-cli-big-');
   for (let i = 0; i < 2500; i++) big.write(5_000_000 + i, sessionRecord(5_000_000 + i, { name: `dead-${i}` }));
 });
 

@@ -24,7 +24,7 @@ beforeAll(async () => {
 });
 afterAll(() => removeCopy(cli));
 
-describe('the cc-sessions executable', () => {
+describe('the claude-ps executable', () => {
   it('answers, and leaves its folder exactly as it was', () => {
     const before = fileTree(dir);
     expect(runCli(cli, ['--version']).stdout).toBe(`${version}\n`);
@@ -34,7 +34,7 @@ describe('the cc-sessions executable', () => {
   });
 
   it(`puts a compile cache only in Node's own place (${hasCompileCache ? 'Node has one' : 'none on this Node'})`, () => {
-    const cache = mkdtempSync(join(tmpdir(), 'ccs-compile-cache-'));
+    const cache = mkdtempSync(join(tmpdir(), 'cps-compile-cache-'));
     try {
       const before = fileTree(dir);
       const ran = runCli(cli, ['--version'], { env: cliEnv({ NODE_COMPILE_CACHE: cache }) });
@@ -47,7 +47,7 @@ describe('the cc-sessions executable', () => {
   });
 
   it.skipIf(!isRoot || !hasSetpriv)('runs as another user from a folder it cannot write', () => {
-    const ro = mkdtempSync(join(tmpdir(), 'ccs-ro-'));
+    const ro = mkdtempSync(join(tmpdir(), 'cps-ro-'));
     try {
       for (const file of SHIPPED) copyFileSync(join(dir, file), join(ro, file));
       chmodSync(ro, 0o555);
@@ -65,7 +65,7 @@ describe('the cc-sessions executable', () => {
     }
   });
 
-  it('maps stack traces to the sources when CC_SESSIONS_DEBUG is set (the maps ship beside the bundles)', () => {
+  it('maps stack traces to the sources when CLAUDE_PS_DEBUG is set (the maps ship beside the bundles)', () => {
     const root = join(import.meta.dirname, '../..');
     for (const bundle of ['index.js', 'index.cjs', 'cli-main.cjs']) {
       const map = JSON.parse(readFileSync(join(root, 'dist', `${bundle}.map`), 'utf8')) as { sources: string[]; sourcesContent: string[] };
@@ -79,7 +79,7 @@ describe('the cc-sessions executable', () => {
     expect(ran.stdout).toMatch(/lib\/backend\/index\.ts:\d+/);
     // The CLI turns the maps on itself when asked for a stack.
     const failed = runCli(cli, ['snapshot', '--output', join(dir, 'no-such-folder', 'snap.json')], {
-      env: cliEnv({ CC_SESSIONS_DEBUG: '1', CLAUDE_CONFIG_DIR: join(dir, 'no-such-config') }),
+      env: cliEnv({ CLAUDE_PS_DEBUG: '1', CLAUDE_CONFIG_DIR: join(dir, 'no-such-config') }),
     });
     expect(failed.status).toBe(1);
     expect(failed.stderr).toMatch(/lib\/registry\/snapshot\.ts:\d+/);

@@ -13,7 +13,7 @@ export const SHIPPED = ['cli.cjs', 'cli-main.cjs', 'cli.cjs.map', 'cli-main.cjs.
 // Private copies live under node_modules/.cache (git-ignored, never packed, three levels below the
 // package root, where the addon loader and --version still find binding.gyp and package.json).
 const CACHE = join(ROOT, 'node_modules', '.cache');
-const LOCK = join(CACHE, 'cc-sessions-cli-build.lock');
+const LOCK = join(CACHE, 'claude-ps-cli-build.lock');
 
 function newestSource(dir: string): number {
   let newest = 0;
@@ -59,7 +59,7 @@ async function withLock(fn: () => void): Promise<void> {
 
 /** Builds if needed and returns the path of this test file's private copy of dist/cli.cjs. */
 export async function builtCli(): Promise<string> {
-  const dir = join(CACHE, `cc-sessions-cli-test-${process.pid}`);
+  const dir = join(CACHE, `claude-ps-cli-test-${process.pid}`);
   await withLock(() => {
     if (isStale()) {
       const r = spawnSync(process.execPath, ['scripts/bundle.mjs'], { cwd: ROOT, encoding: 'utf8' });

@@ -45,8 +45,8 @@ const colourEnv = (extra: NodeJS.ProcessEnv = {}) => {
 
 beforeAll(async () => {
   cli = await builtCli();
-  empty = mkdtempSync(join(tmpdir(), 'ccs-cli-term-empty-'));
-  reg = makeRegistry('ccs-cli-term-');
+  empty = mkdtempSync(join(tmpdir(), 'cps-cli-term-empty-'));
+  reg = makeRegistry('cps-cli-term-');
   sleeps = NAMES.map(() => spawnSleep());
   sleeps.forEach((s, i) =>
     reg.write(s.pid, sessionRecord(s.pid, { procStart: procStartTicks(s.pid), name: NAMES[i], status: 'busy' })),
@@ -87,7 +87,7 @@ describe('the table on a terminal', () => {
   });
 
   it('cuts every registry string to its column: a huge or hostile field cannot widen the table', () => {
-    const huge = makeRegistry('ccs-cli-term-huge-');
+    const huge = makeRegistry('cps-cli-term-huge-');
     try {
       const piles = ['a' + '\u0301'.repeat(50_000), '\u202e'.repeat(50_000), '日'.repeat(50_000), '👩‍💻'.repeat(15_000)];
       piles.forEach((pile, i) => {
@@ -170,7 +170,7 @@ describe.skipIf(!hasScript)('colour: --color, FORCE_COLOR, NO_COLOR, TERM', () =
       const r = runCli(cli, ['list', ...bad, '--config-dir', reg.configDir]);
       expect(r.status, bad.join(' ')).toBe(2);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toMatch(/^cc-sessions: --color [^\n]+\n$/);
+      expect(r.stderr).toMatch(/^claude-ps: --color [^\n]+\n$/);
     }
   });
 });
@@ -180,7 +180,7 @@ describe('asides on stderr', () => {
     const r = runCli(cli, ['list'], { env: cliEnv({ CLAUDE_CONFIG_DIR: empty }) });
     expect(r).toMatchObject({ status: 0, stdout: '' });
     expect(r.stderr).toMatch(/^No Claude Code session registry here/);
-    expect(r.stderr).toContain('cc-sessions demo');
+    expect(r.stderr).toContain('claude-ps demo');
   });
 });
 
@@ -203,7 +203,7 @@ describe('help tells what each command takes', () => {
         if (options.some((o) => o.name === common)) continue;
         const refused = runCli(cli, [name, `--${common}`, 'x', '--help']);
         expect(refused.status, `${name} --${common}`).toBe(2);
-        expect(refused.stderr).toMatch(new RegExp(`^cc-sessions: --${common} does not apply: [^\\n]+\\n$`));
+        expect(refused.stderr).toMatch(new RegExp(`^claude-ps: --${common} does not apply: [^\\n]+\\n$`));
       }
     }
   });
@@ -215,13 +215,13 @@ describe('help tells what each command takes', () => {
     }
     const r = runCli(cli, ['probe', '--config-dir', empty, '1']);
     expect(r).toMatchObject({ status: 2, stdout: '' });
-    expect(r.stderr).toBe('cc-sessions: --config-dir does not apply: probe asks the kernel about PIDs and reads no registry\n');
+    expect(r.stderr).toBe('claude-ps: --config-dir does not apply: probe asks the kernel about PIDs and reads no registry\n');
   });
 
   it('names exit codes and environment variables, in general and per command', () => {
     const general = runCli(cli, ['--help']).stdout;
     expect(general).toMatch(/^Exit status: 0 success; 1 a runtime error .*; 2 a usage error/m);
-    for (const variable of ['CLAUDE_CONFIG_DIR', 'CC_SESSIONS_BACKEND', 'NO_COLOR', 'FORCE_COLOR', 'TERM', 'CC_SESSIONS_DEBUG']) {
+    for (const variable of ['CLAUDE_CONFIG_DIR', 'CLAUDE_PS_BACKEND', 'NO_COLOR', 'FORCE_COLOR', 'TERM', 'CLAUDE_PS_DEBUG']) {
       expect(general).toMatch(new RegExp(`^ {2}${variable} +\\S`, 'm'));
     }
     expect(help('list')).toMatch(/^Exit status: 0 success; 1 a runtime error \(one line on stderr\); 2 a usage error\.$/m);
@@ -240,21 +240,21 @@ describe('did you mean', () => {
       expect(r.stdout).toBe('');
       return r.stderr;
     };
-    expect(usage(['lsit'])).toBe('cc-sessions: unknown command "lsit" (did you mean list?); see cc-sessions --help\n');
+    expect(usage(['lsit'])).toBe('claude-ps: unknown command "lsit" (did you mean list?); see claude-ps --help\n');
     expect(usage(['has-interactiv'])).toContain('(did you mean has-interactive?)');
     expect(usage(['help', 'prun'])).toContain('(did you mean prune?)');
-    expect(usage(['frobnicate'])).toBe('cc-sessions: unknown command "frobnicate"; see cc-sessions --help\n');
-    expect(usage(['count', '--interactiv'])).toBe('cc-sessions: unknown option --interactiv (did you mean --interactive?)\n');
+    expect(usage(['frobnicate'])).toBe('claude-ps: unknown command "frobnicate"; see claude-ps --help\n');
+    expect(usage(['count', '--interactiv'])).toBe('claude-ps: unknown option --interactiv (did you mean --interactive?)\n');
     expect(usage(['prune', '--dryrun'])).toContain('(did you mean --dry-run?)');
     expect(usage(['list', '--conf', empty])).toContain('(did you mean --config-dir?)');
-    expect(usage(['list', '--frobnicate'])).toBe('cc-sessions: unknown option --frobnicate\n');
+    expect(usage(['list', '--frobnicate'])).toBe('claude-ps: unknown option --frobnicate\n');
   });
 
   it('keeps every message one line, whatever the arguments hold', () => {
     for (const args of [['a\nb'], ['list', '--x\u2028y'], ['list', '--color', 'a\u202eb'], ['count', '\u001b[2J'], ['probe', '1\n2']]) {
       const r = runCli(cli, args);
       expect(r.status, JSON.stringify(args)).toBe(2);
-      expect(r.stderr).toMatch(/^cc-sessions: [^\n]+\n$/);
+      expect(r.stderr).toMatch(/^claude-ps: [^\n]+\n$/);
       expect(r.stderr.slice(0, -1)).not.toMatch(FORBIDDEN);
     }
   });

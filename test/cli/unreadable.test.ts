@@ -27,7 +27,7 @@ function asNobody(args: string[]) {
 
 beforeAll(async () => {
   cli = await builtCli();
-  dir = mkdtempSync(join(tmpdir(), 'ccs-cli-unreadable-'));
+  dir = mkdtempSync(join(tmpdir(), 'cps-cli-unreadable-'));
   for (const file of SHIPPED) copyFileSync(join(cli, '..', file), join(dir, file));
   chmodSync(dir, 0o755);
   // closed/sessions: only root may read it; open/sessions: anyone may.
@@ -51,7 +51,7 @@ describe.skipIf(!isRoot || !hasSetpriv)('a registry folder that cannot be read',
       const r = asNobody([...args, '--config-dir', config]);
       expect(r.status, `${args.join(' ')}: ${r.stdout}`).toBe(1);
       expect(r.stdout).toBe('');
-      expect(r.stderr).toBe(`cc-sessions: cannot list ${join(config, 'sessions')} (EACCES): the sessions it holds are unknown\n`);
+      expect(r.stderr).toBe(`claude-ps: cannot list ${join(config, 'sessions')} (EACCES): the sessions it holds are unknown\n`);
     }
   });
 
@@ -62,7 +62,7 @@ describe.skipIf(!isRoot || !hasSetpriv)('a registry folder that cannot be read',
     for (const args of COMMANDS) {
       const r = asNobody([...args, '--config-dir', join(parent, 'cfg')]);
       expect(r.status, args.join(' ')).toBe(1);
-      expect(r.stderr).toMatch(/^cc-sessions: cannot list .* \(EACCES\)[^\n]*\n$/);
+      expect(r.stderr).toMatch(/^claude-ps: cannot list .* \(EACCES\)[^\n]*\n$/);
       expect(r.stderr).not.toContain('does not exist');
     }
   });

@@ -1,4 +1,4 @@
-/** Runs a suite once per backend: sets CC_SESSIONS_BACKEND and makes the facades select again. */
+/** Runs a suite once per backend: sets CLAUDE_PS_BACKEND and makes the facades select again. */
 import { afterAll, beforeAll } from 'vitest';
 import { resetBackend } from '../../lib/backend/index.js';
 
@@ -11,12 +11,12 @@ export const BACKENDS = ['js', 'native', 'ps'] as const;
 export type BackendName = (typeof BACKENDS)[number];
 
 export function useBackend(name: string): () => void {
-  const before = process.env.CC_SESSIONS_BACKEND;
-  process.env.CC_SESSIONS_BACKEND = name;
+  const before = process.env.CLAUDE_PS_BACKEND;
+  process.env.CLAUDE_PS_BACKEND = name;
   resetBackend();
   return () => {
-    if (before === undefined) delete process.env.CC_SESSIONS_BACKEND;
-    else process.env.CC_SESSIONS_BACKEND = before;
+    if (before === undefined) delete process.env.CLAUDE_PS_BACKEND;
+    else process.env.CLAUDE_PS_BACKEND = before;
     resetBackend();
   };
 }

@@ -20,7 +20,7 @@ export interface Driver {
 }
 
 export function compileDriver(source: string, name: string): Driver {
-  const dir = mkdtempSync(join(tmpdir(), `ccs-${name}-`));
+  const dir = mkdtempSync(join(tmpdir(), `cps-${name}-`));
   const path = join(dir, name);
   const cc = spawnSync('g++', ['-std=c++17', '-O1', '-Wall', '-Wextra', '-Werror', '-I', native, source, '-o', path], {
     encoding: 'utf8',

@@ -40,7 +40,7 @@ export function spawnSleep(seconds = 120): Spawned {
 
 /** A `sleep` whose command name (comm) is `name`: used for `)`, spaces and newlines in /proc/<pid>/stat. */
 export function spawnNamed(name: string, seconds = 120): Spawned {
-  const dir = mkdtempSync(join(tmpdir(), 'ccs-comm-'));
+  const dir = mkdtempSync(join(tmpdir(), 'cps-comm-'));
   const exe = join(dir, name);
   copyFileSync('/bin/sleep', exe);
   chmodSync(exe, 0o755);

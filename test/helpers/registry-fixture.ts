@@ -16,7 +16,7 @@ export interface RegistryFixture {
   remove(): void;
 }
 
-export function makeRegistry(prefix = 'cc-sessions-test-'): RegistryFixture {
+export function makeRegistry(prefix = 'claude-ps-test-'): RegistryFixture {
   const configDir = mkdtempSync(join(tmpdir(), prefix));
   const sessions = join(configDir, 'sessions');
   mkdirSync(sessions, { mode: 0o700 });

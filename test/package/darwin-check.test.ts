@@ -24,7 +24,7 @@ let check: CheckDarwin;
 let scratch: string;
 beforeAll(async () => {
   check = (await import(pathToFileURL(script).href)) as CheckDarwin;
-  scratch = mkdtempSync(join(tmpdir(), 'ccs-darwin-check-test-'));
+  scratch = mkdtempSync(join(tmpdir(), 'cps-darwin-check-test-'));
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -104,7 +104,7 @@ describe('what counts as a good addon (the Mach-O header and symbol table)', () 
   });
 
   it("rejects this machine's own ELF prebuild", () => {
-    const elf = readFileSync(join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'cc-sessions.node'));
+    const elf = readFileSync(join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'claude-ps.node'));
     expect(check.machOProblem(elf, X86_64)).toBe('not a 64-bit Mach-O file');
   });
 });
@@ -116,7 +116,7 @@ describe('the check when it cannot run', () => {
   }
 
   it('says so in one line when told to skip', () => {
-    expect(runCheck({ CC_SESSIONS_DARWIN_CHECK: 'skip' })).toEqual({ status: 0, stdout: 'check-darwin: skipped (CC_SESSIONS_DARWIN_CHECK=skip)\n', stderr: '' });
+    expect(runCheck({ CLAUDE_PS_DARWIN_CHECK: 'skip' })).toEqual({ status: 0, stdout: 'check-darwin: skipped (CLAUDE_PS_DARWIN_CHECK=skip)\n', stderr: '' });
   });
 
   it.skipIf(process.platform !== 'linux' || process.arch !== 'x64')(
@@ -125,10 +125,10 @@ describe('the check when it cannot run', () => {
       const blocker = join(scratch, 'a-file');
       writeFileSync(blocker, '');
       const cache = join(blocker, 'cache'); // under a regular file: ENOTDIR, before any download
-      const local = runCheck({ CC_SESSIONS_CACHE_DIR: cache });
+      const local = runCheck({ CLAUDE_PS_CACHE_DIR: cache });
       expect(local.status).toBe(0);
       expect(local.stdout).toMatch(/^check-darwin: skipped: cannot create .*a-file\/cache \(ENOTDIR\)\n$/);
-      const ci = runCheck({ CC_SESSIONS_CACHE_DIR: cache, CI: 'true' });
+      const ci = runCheck({ CLAUDE_PS_CACHE_DIR: cache, CI: 'true' });
       expect(ci.status).toBe(1);
       expect(ci.stderr).toMatch(/^check-darwin: FAILED\ncannot create .*CI=true/);
     },

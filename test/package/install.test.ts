@@ -15,8 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileTree } from '../helpers/file-tree.js';
 
 const root = join(import.meta.dirname, '../..');
-const prebuild = join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'cc-sessions.node');
-const work = mkdtempSync(join(tmpdir(), 'ccs-pack-'));
+const prebuild = join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'claude-ps.node');
+const work = mkdtempSync(join(tmpdir(), 'cps-pack-'));
 // No compiler: any build attempt fails, as on a machine without a toolchain.
 const noCompiler = { ...process.env, CC: '/bin/false', CXX: '/bin/false', npm_config_update_notifier: 'false' };
 let tarball = '';
@@ -58,12 +58,12 @@ function freshProject(name: string, from = tarball): string {
 function backendIn(dir: string, kind: 'esm' | 'cjs'): { name: string; reason?: string } {
   const script =
     kind === 'esm'
-      ? "import { backend } from 'cc-sessions'; console.log(JSON.stringify(backend()));"
-      : "console.log(JSON.stringify(require('cc-sessions').backend()));";
+      ? "import { backend } from 'claude-ps'; console.log(JSON.stringify(backend()));"
+      : "console.log(JSON.stringify(require('claude-ps').backend()));";
   const out = spawnSync(process.execPath, kind === 'esm' ? ['--input-type=module', '-e', script] : ['-e', script], {
     cwd: dir,
     encoding: 'utf8',
-    env: { ...process.env, CC_SESSIONS_BACKEND: '' },
+    env: { ...process.env, CLAUDE_PS_BACKEND: '' },
   });
   expect(out.stderr).toBe('');
   return JSON.parse(out.stdout);
@@ -82,13 +82,13 @@ describe('the packed package', () => {
     const allowed = [
       /^package\/(package\.json|README\.md|LICENSE|binding\.gyp|scripts\/install\.cjs)$/,
       /^package\/native\/[\w-]+\.(cc|h)$/,
-      /^package\/prebuilds\/[\w+-]+\/cc-sessions\.node$/,
+      /^package\/prebuilds\/[\w+-]+\/claude-ps\.node$/,
       /^package\/dist\/(index\.js|index\.cjs|cli\.cjs|cli-main\.cjs)(\.map)?$/,
       /^package\/dist\/types\/[\w/-]+\.d\.c?ts$/,
     ];
     expect(files.filter((f) => !allowed.some((re) => re.test(f)))).toEqual([]);
     for (const f of [
-      `package/prebuilds/${process.platform}-${process.arch}/cc-sessions.node`,
+      `package/prebuilds/${process.platform}-${process.arch}/claude-ps.node`,
       'package/dist/index.js',
       'package/dist/index.js.map',
       'package/dist/index.cjs',
@@ -131,7 +131,7 @@ describe('the packed package', () => {
   it('resolves its types from import and from require, under node16, bundler and node10 resolution', () => {
     const dir = freshProject('types-consumer');
     const use = (from: string) =>
-      `import { liveRecords, probe, type SessionRecord } from 'cc-sessions';\n` +
+      `import { liveRecords, probe, type SessionRecord } from 'claude-ps';\n` +
       `export const records: readonly SessionRecord[] = liveRecords();\n` +
       `export const states: string[] = probe([1]).map((r) => r.state);\n// ${from}\n`;
     writeFileSync(join(dir, 'cjs.ts'), use('CommonJS: this package.json has no "type"'));
@@ -149,8 +149,8 @@ describe('the packed package', () => {
     const node16 = compile('--module', 'node16', '--moduleResolution', 'node16', 'cjs.ts', 'cjs.cts', 'esm.mts');
     expect(node16.stdout.split('\n').filter((l) => /error TS\d+/.test(l))).toEqual([]);
     expect(node16.status).toBe(0);
-    expect(node16.stdout).toContain('node_modules/cc-sessions/dist/types/index.d.cts');
-    expect(node16.stdout).toContain('node_modules/cc-sessions/dist/types/index.d.ts');
+    expect(node16.stdout).toContain('node_modules/claude-ps/dist/types/index.d.cts');
+    expect(node16.stdout).toContain('node_modules/claude-ps/dist/types/index.d.ts');
     for (const options of [
       ['--module', 'esnext', '--moduleResolution', 'bundler', 'cjs.ts'],
       ['--module', 'commonjs', '--moduleResolution', 'node10', 'cjs.ts'],
@@ -163,14 +163,14 @@ describe('the packed package', () => {
 
   it('loads its prebuild without compiling, from ESM and from CommonJS, and writes nothing into itself when run', () => {
     const dir = freshProject('with-prebuild');
-    const pkg = join(dir, 'node_modules/cc-sessions');
+    const pkg = join(dir, 'node_modules/claude-ps');
     expect(existsSync(join(pkg, 'build'))).toBe(false);
     const installed = fileTree(pkg);
     expect(backendIn(dir, 'esm')).toEqual({ name: 'native' });
     expect(backendIn(dir, 'cjs')).toEqual({ name: 'native' });
     // The executable npm linked runs, from a folder that is not the package's.
     const version = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version;
-    const bin = join(dir, 'node_modules/.bin/cc-sessions');
+    const bin = join(dir, 'node_modules/.bin/claude-ps');
     expect(spawnSync(bin, ['--version'], { cwd: dir, encoding: 'utf8' })).toMatchObject({ status: 0, stdout: `${version}\n` });
     const env = { ...process.env, CLAUDE_CONFIG_DIR: join(dir, 'no-such-config') };
     expect(spawnSync(bin, ['count'], { cwd: dir, encoding: 'utf8', env })).toMatchObject({ status: 0, stdout: '0\n' });
@@ -183,14 +183,14 @@ describe('the packed package', () => {
     mkdirSync(repacked);
     execFileSync('tar', ['xzf', tarball, '-C', repacked]);
     rmSync(join(repacked, 'package/prebuilds'), { recursive: true });
-    const stripped = join(work, 'cc-sessions-no-prebuild.tgz');
+    const stripped = join(work, 'claude-ps-no-prebuild.tgz');
     execFileSync('tar', ['czf', stripped, '-C', repacked, 'package']);
     const dir = freshProject('without-prebuild', stripped);
-    const pkg = join(dir, 'node_modules/cc-sessions');
+    const pkg = join(dir, 'node_modules/claude-ps');
     // npm 11 ran the install script without waiting for approval (it warns about it): node-gyp
     // configured a build/ folder, and the compile failed for want of a compiler.
     expect(existsSync(join(pkg, 'build'))).toBe(true);
-    expect(existsSync(join(pkg, 'build/Release/cc_sessions.node'))).toBe(false);
+    expect(existsSync(join(pkg, 'build/Release/claude_ps.node'))).toBe(false);
     const info = backendIn(dir, 'esm');
     expect(info.name).toBe('js');
     expect(info.reason).toMatch(/No native build was found/);

@@ -18,7 +18,7 @@ namespace {
 
 struct FakeSys {
   std::vector<int> kill_answers;
-  std::vector<ccs::darwin::ProcQuery> query_answers;
+  std::vector<claude_ps::darwin::ProcQuery> query_answers;
   size_t kill_calls = 0;
   size_t query_calls = 0;
 
@@ -26,7 +26,7 @@ struct FakeSys {
     if (kill_calls >= kill_answers.size()) { std::fprintf(stderr, "kill called too often\n"); std::exit(3); }
     return kill_answers[kill_calls++];
   }
-  ccs::darwin::ProcQuery Query(int32_t) {
+  claude_ps::darwin::ProcQuery Query(int32_t) {
     if (query_calls >= query_answers.size()) { std::fprintf(stderr, "sysctl called too often\n"); std::exit(3); }
     return query_answers[query_calls++];
   }
@@ -53,7 +53,7 @@ int main() {
     for (const auto& q : Split(queries, ';')) {
       auto v = Split(q, ':');
       if (v.size() != 6) return 2;
-      ccs::darwin::ProcQuery answer;
+      claude_ps::darwin::ProcQuery answer;
       answer.rc = std::atoi(v[0].c_str());
       answer.error = std::atoi(v[1].c_str());
       answer.length = std::strtoull(v[2].c_str(), nullptr, 10);
@@ -65,7 +65,7 @@ int main() {
     const int32_t pids[1] = {static_cast<int32_t>(pid)};
     uint8_t states[1] = {255};
     double tokens[1] = {-1};
-    ccs::darwin::ProbeBatchWith(sys, pids, 1, states, tokens);
+    claude_ps::darwin::ProbeBatchWith(sys, pids, 1, states, tokens);
     if (std::isnan(tokens[0])) std::printf("%d nan %zu %zu\n", states[0], sys.kill_calls, sys.query_calls);
     else std::printf("%d %.0f %zu %zu\n", states[0], tokens[0], sys.kill_calls, sys.query_calls);
   }

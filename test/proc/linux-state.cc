@@ -54,7 +54,7 @@ int main() {
     const int32_t pids[1] = {static_cast<int32_t>(std::strtol(line.c_str(), nullptr, 10))};
     uint8_t states[1] = {255};
     double tokens[1] = {-1};
-    ccs::procfs::ProbeBatchWith(sys, pids, 1, states, tokens);
+    claude_ps::procfs::ProbeBatchWith(sys, pids, 1, states, tokens);
     if (std::isnan(tokens[0])) std::printf("%d nan %zu %zu\n", states[0], sys.kill_calls, sys.read_calls);
     else std::printf("%d %.0f %zu %zu\n", states[0], tokens[0], sys.kill_calls, sys.read_calls);
   }

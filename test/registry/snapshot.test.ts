@@ -94,7 +94,7 @@ describe('snapshot', () => {
   });
 
   it('is an empty registry for a missing folder', () => {
-    expect(snapshot('/nonexistent/cc-sessions-test').sessions).toEqual({});
+    expect(snapshot('/nonexistent/claude-ps-test').sessions).toEqual({});
   });
 });
 
@@ -121,7 +121,7 @@ describe('writeSnapshot', () => {
   });
 
   it('throws for a missing folder without creating anything, and for programmer errors', () => {
-    expect(() => writeSnapshot('/nonexistent/cc-sessions-test/s.json', snapshot('/nonexistent'))).toThrow(/ENOENT/);
+    expect(() => writeSnapshot('/nonexistent/claude-ps-test/s.json', snapshot('/nonexistent'))).toThrow(/ENOENT/);
     expect(() => writeSnapshot('', snapshot('/nonexistent'))).toThrow(TypeError);
     expect(() => writeSnapshot('/tmp/x.json', null as never)).toThrow(TypeError);
   });

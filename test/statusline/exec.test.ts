@@ -24,7 +24,7 @@ const cleanups = cleanupsAfterEach();
 beforeAll(async () => {
   cli = await builtCli();
   a = spawnSleep();
-  work = mkdtempSync(join(tmpdir(), 'ccs-exec-'));
+  work = mkdtempSync(join(tmpdir(), 'cps-exec-'));
 });
 
 afterAll(async () => {
@@ -43,7 +43,7 @@ function event(pid: number, status: string, extra: Partial<SessionRecord> = {}):
 
 // A recorder: appends "<event> <pid> <status>" to a log, optionally sleeping first.
 function recorder(log: string, sleep = 0, exit = 0): { shell: string } {
-  return { shell: `${sleep ? `sleep ${sleep}; ` : ''}printf '%s %s %s dropped=%s\\n' "$CC_SESSIONS_EVENT" "$CC_SESSIONS_PID" "$CC_SESSIONS_STATUS" "$CC_SESSIONS_DROPPED" >> '${log}'; exit ${exit}` };
+  return { shell: `${sleep ? `sleep ${sleep}; ` : ''}printf '%s %s %s dropped=%s\\n' "$CLAUDE_PS_EVENT" "$CLAUDE_PS_PID" "$CLAUDE_PS_STATUS" "$CLAUDE_PS_DROPPED" >> '${log}'; exit ${exit}` };
 }
 
 describe('the exec runner', () => {
@@ -51,7 +51,7 @@ describe('the exec runner', () => {
     const log = join(work, 'order.log');
     const lines: string[] = [];
     // Each run logs its start and its end: overlapping runs would interleave them.
-    const command = { shell: `echo "start $CC_SESSIONS_PID" >> '${log}'; sleep 0.05; echo "end $CC_SESSIONS_PID" >> '${log}'` };
+    const command = { shell: `echo "start $CLAUDE_PS_PID" >> '${log}'; sleep 0.05; echo "end $CLAUDE_PS_PID" >> '${log}'` };
     const runner = new ExecRunner({ command, report: (l) => lines.push(l) });
     cleanups.push(() => runner.close());
     for (let i = 1; i <= 8; i++) runner.push(event(i, 'busy'));
@@ -63,17 +63,17 @@ describe('the exec runner', () => {
   it('puts the event in the environment, sanitised to one line', () => {
     const env = eventEnv(event(42, 'waiting', { name: 'api\x1b[31m-3f\nx', waitingFor: 'permission prompt', cwd: '/src/app' }));
     expect(env).toMatchObject({
-      CC_SESSIONS_EVENT: 'changed',
-      CC_SESSIONS_PID: '42',
-      CC_SESSIONS_NAME: 'api [31m-3f x',
-      CC_SESSIONS_STATUS: 'waiting',
-      CC_SESSIONS_PREVIOUS_STATUS: 'idle',
-      CC_SESSIONS_WAITING_FOR: 'permission prompt',
-      CC_SESSIONS_CWD: '/src/app',
-      CC_SESSIONS_FIELDS: 'status,updatedAt',
-      CC_SESSIONS_VERDICT: 'alive',
+      CLAUDE_PS_EVENT: 'changed',
+      CLAUDE_PS_PID: '42',
+      CLAUDE_PS_NAME: 'api [31m-3f x',
+      CLAUDE_PS_STATUS: 'waiting',
+      CLAUDE_PS_PREVIOUS_STATUS: 'idle',
+      CLAUDE_PS_WAITING_FOR: 'permission prompt',
+      CLAUDE_PS_CWD: '/src/app',
+      CLAUDE_PS_FIELDS: 'status,updatedAt',
+      CLAUDE_PS_VERDICT: 'alive',
     });
-    expect(eventEnv({ type: 'added', record: event(1, 'idle').record }).CC_SESSIONS_PREVIOUS_STATUS).toBe('');
+    expect(eventEnv({ type: 'added', record: event(1, 'idle').record }).CLAUDE_PS_PREVIOUS_STATUS).toBe('');
   });
 
   it('passes argv without a shell: metacharacters reach the program as text', async () => {
@@ -109,7 +109,7 @@ describe('the exec runner', () => {
   it('stops a command that runs past the timeout and runs the next', async () => {
     const log = join(work, 'timeout.log');
     const lines: string[] = [];
-    const runner = new ExecRunner({ command: { shell: `[ "$CC_SESSIONS_PID" = 1 ] && exec sleep 30; echo "$CC_SESSIONS_PID" >> '${log}'` }, timeoutMs: 300, report: (l) => lines.push(l) });
+    const runner = new ExecRunner({ command: { shell: `[ "$CLAUDE_PS_PID" = 1 ] && exec sleep 30; echo "$CLAUDE_PS_PID" >> '${log}'` }, timeoutMs: 300, report: (l) => lines.push(l) });
     cleanups.push(() => runner.close());
     runner.push(event(1, 'busy'));
     runner.push(event(2, 'busy'));
@@ -157,13 +157,13 @@ describe('the exec runner', () => {
 
 describe('watch --exec with the CLI', () => {
   it('runs the command per event while the NDJSON stream goes on, a slow command holding up nothing', async () => {
-    const reg = makeRegistry('ccs-exec-reg-');
+    const reg = makeRegistry('cps-exec-reg-');
     cleanups.push(() => reg.remove());
     const log = join(work, 'cli.log');
     const write = (status: string) => reg.write(a.pid, sessionRecord(a.pid, { sessionId: 'sid', procStart: procStartTicks(a.pid), status, name: 'alpha', cwd: '/src/a b' }));
     write('idle');
     // 1.5 s per run: the watcher must keep reporting on stdout while runs queue.
-    const script = `sleep 1.5; printf '%s %s %s %s|%s\\n' "$CC_SESSIONS_EVENT" "$CC_SESSIONS_NAME" "$CC_SESSIONS_STATUS" "$CC_SESSIONS_CWD" "$CC_SESSIONS_WAITING_FOR" >> '${log}'`;
+    const script = `sleep 1.5; printf '%s %s %s %s|%s\\n' "$CLAUDE_PS_EVENT" "$CLAUDE_PS_NAME" "$CLAUDE_PS_STATUS" "$CLAUDE_PS_CWD" "$CLAUDE_PS_WAITING_FOR" >> '${log}'`;
     const child = startCli(cli, ['watch', '--interval', '100', '--config-dir', reg.configDir, '--exec', script, '--exec-shell']);
     cleanups.push(async () => {
       if (child.exitCode === null) {
@@ -195,7 +195,7 @@ describe('watch --exec with the CLI', () => {
   });
 
   it('ends on SIGINT within seconds while a command that ignores SIGTERM runs, and ends that command too', async () => {
-    const reg = makeRegistry('ccs-exec-stubborn-');
+    const reg = makeRegistry('cps-exec-stubborn-');
     cleanups.push(() => reg.remove());
     reg.write(a.pid, sessionRecord(a.pid, { procStart: procStartTicks(a.pid), status: 'idle' }));
     const pidFile = join(work, 'stubborn.pid');

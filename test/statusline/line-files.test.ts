@@ -36,8 +36,8 @@ const alive = (pid: number) => {
 };
 
 function setup(): { reg: RegistryFixture; dir: string; live(s: Spawned, fields?: Record<string, unknown>): string } {
-  const reg = makeRegistry('ccs-lines-reg-');
-  const dir = join(mkdtempSync(join(tmpdir(), 'ccs-lines-')), 'lines');
+  const reg = makeRegistry('cps-lines-reg-');
+  const dir = join(mkdtempSync(join(tmpdir(), 'cps-lines-')), 'lines');
   cleanups.push(() => {
     reg.remove();
     rmSync(join(dir, '..'), { recursive: true, force: true });
@@ -76,7 +76,7 @@ function watch(reg: RegistryFixture, dir: string, extra: string[] = []): Running
       if (guardian !== undefined) return guardian;
       try {
         const kids = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
-        guardian = kids.find((k) => readFileSync(`/proc/${k}/cmdline`, 'latin1').includes('cc-sessions-guardian'));
+        guardian = kids.find((k) => readFileSync(`/proc/${k}/cmdline`, 'latin1').includes('claude-ps-guardian'));
       } catch {
         // not there (yet)
       }
@@ -168,7 +168,7 @@ describe('watch --statusline-dir', () => {
 
   it.skipIf(!isRoot)('removes a file it cannot rewrite (a full disk): an old line never stays up, nor after a clean stop', async () => {
     const { reg, live } = setup();
-    const mnt = mkdtempSync(join(tmpdir(), 'ccs-lines-full-'));
+    const mnt = mkdtempSync(join(tmpdir(), 'cps-lines-full-'));
     expect(spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=64k,mode=0700', 'tmpfs', mnt]).status).toBe(0);
     cleanups.push(() => {
       spawnSync('umount', [mnt]);
@@ -332,7 +332,7 @@ describe('watch --statusline-dir', () => {
       timeout: 20_000,
     });
     expect(r.status).toBe(1);
-    expect(r.stderr).toMatch(/^cc-sessions: .*EACCES.*\n$/);
+    expect(r.stderr).toMatch(/^claude-ps: .*EACCES.*\n$/);
     expect(existsSync(dir)).toBe(false);
   });
 
@@ -348,7 +348,7 @@ describe('watch --statusline-dir', () => {
 });
 
 describe('the settings snippet', () => {
-  // What Claude Code runs: /bin/sh -c with CLAUDE_PID and CLAUDE_CONFIG_DIR; "FALLBACK" stands for `cc-sessions statusline`.
+  // What Claude Code runs: /bin/sh -c with CLAUDE_PID and CLAUDE_CONFIG_DIR; "FALLBACK" stands for `claude-ps statusline`.
   const snippet = (dir: string) =>
     `f=${dir}/$CLAUDE_PID; [ "$f" -nt "\${CLAUDE_CONFIG_DIR:-$HOME/.claude}/sessions/$CLAUDE_PID.json" ] && cat "$f" || echo FALLBACK`;
   const render = (dir: string, reg: RegistryFixture, pid: number) =>

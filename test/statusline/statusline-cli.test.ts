@@ -1,5 +1,5 @@
 /**
- * `cc-sessions statusline` as Claude Code runs it: the built CLI, a registry of real processes, and
+ * `claude-ps statusline` as Claude Code runs it: the built CLI, a registry of real processes, and
  * every kind of stdin (none, closed, a terminal, a pipe left open, a socket left open, huge, not JSON).
  * Whatever happens it exits 0, prints at most one stderr line and never a stack.
  */
@@ -23,7 +23,7 @@ const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 beforeAll(async () => {
   cli = await builtCli();
   [me, waiter, busy] = [spawnSleep(), spawnSleep(), spawnSleep()];
-  reg = makeRegistry('ccs-statusline-');
+  reg = makeRegistry('cps-statusline-');
   const live = (s: Spawned, fields: Record<string, unknown>) =>
     reg.write(s.pid, sessionRecord(s.pid, { procStart: procStartTicks(s.pid), ...fields }));
   live(me, { sessionId: 'my-session', status: 'busy', name: 'me' });
@@ -49,7 +49,7 @@ function expectQuietSuccess(r: { status: number | null; stderr: string }): void 
   expect(r.stderr).not.toMatch(/^\s+at /m); // never a stack
 }
 
-describe('cc-sessions statusline', () => {
+describe('claude-ps statusline', () => {
   it('shows the other sessions and leaves out its own (CLAUDE_PID), dead claims filtered', () => {
     const r = statusline([], { env: env({ CLAUDE_PID: String(me.pid) }) });
     expectQuietSuccess(r);
@@ -67,7 +67,7 @@ describe('cc-sessions statusline', () => {
   });
 
   it('prints nothing when no other session runs', () => {
-    const alone = makeRegistry('ccs-statusline-alone-');
+    const alone = makeRegistry('cps-statusline-alone-');
     try {
       alone.write(me.pid, sessionRecord(me.pid, { procStart: procStartTicks(me.pid), status: 'busy' }));
       const r = runCli(cli, ['statusline'], { env: cliEnv({ CLAUDE_CONFIG_DIR: alone.configDir, CLAUDE_PID: String(me.pid) }) });
@@ -118,7 +118,7 @@ describe('cc-sessions statusline', () => {
   });
 
   it('does not wait on a pipe (FIFO) whose writer stays and writes nothing', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ccs-statusline-fifo-'));
+    const dir = mkdtempSync(join(tmpdir(), 'cps-statusline-fifo-'));
     try {
       // The writer holds the FIFO open for 30 s; the CLI must be done long before (bounded by the 25 s timeout).
       const script = `mkfifo f; sleep 30 > f & S=$!; ${quote(process.execPath)} ${quote(cli)} statusline < f; echo "rc=$?"; kill $S`;
@@ -172,7 +172,7 @@ describe('cc-sessions statusline', () => {
   });
 
   it('reads stdin from a regular file', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'ccs-statusline-stdin-'));
+    const dir = mkdtempSync(join(tmpdir(), 'cps-statusline-stdin-'));
     try {
       const file = join(dir, 'doc.json');
       writeFileSync(file, JSON.stringify({ session_id: 'my-session' }));
@@ -191,7 +191,7 @@ describe('cc-sessions statusline', () => {
   });
 
   it.skipIf(!isRoot || !hasSetpriv)('run as nobody on a folder it cannot read: one line, empty statusline, exit 0', () => {
-    const locked = makeRegistry('ccs-statusline-locked-');
+    const locked = makeRegistry('cps-statusline-locked-');
     try {
       chmodSync(locked.configDir, 0o755);
       chmodSync(locked.sessions, 0o700); // root's, not listable by nobody
@@ -201,7 +201,7 @@ describe('cc-sessions statusline', () => {
         input: '{}',
       });
       expectQuietSuccess(r);
-      expect(r.stderr).toMatch(/^cc-sessions statusline: .*EACCES/);
+      expect(r.stderr).toMatch(/^claude-ps statusline: .*EACCES/);
       expect(r.stdout).toBe('');
     } finally {
       locked.remove();

@@ -1,4 +1,4 @@
-/** `cc-sessions count`: how many sessions are live (every kind, or only the human ones). */
+/** `claude-ps count`: how many sessions are live (every kind, or only the human ones). */
 import { liveInteractiveRecords, liveRecords } from '../../registry/guards.js';
 import type { Command } from '../command.js';
 import { out } from '../output.js';

@@ -1,5 +1,5 @@
 /**
- * `cc-sessions demo`: the whole pipeline on a throw-away registry of its own, so a newcomer sees the
+ * `claude-ps demo`: the whole pipeline on a throw-away registry of its own, so a newcomer sees the
  * filter work on a machine without Claude Code. Its processes are ended by PID and its folder removed
  * at the end, on an error, and on SIGINT (exit 130), SIGTERM (143) or SIGHUP (129).
  */
@@ -20,7 +20,7 @@ function guardCleanup(reg: DemoRegistry): () => void {
   const handlers = Object.entries(SIGNALS).map(([signal, code]) => {
     const handler = () => {
       reg.cleanup();
-      err(`\ncc-sessions demo: interrupted; its processes were ended and ${reg.configDir} removed\n`);
+      err(`\nclaude-ps demo: interrupted; its processes were ended and ${reg.configDir} removed\n`);
       process.exit(code);
     };
     process.once(signal, handler);
@@ -38,7 +38,7 @@ async function tour(ctx: Context, reg: DemoRegistry): Promise<void> {
   const dirs = [reg.configDir];
   const { paint } = ctx;
   const step = async (line: string, cmd: Command, flags: Context['flags'] = {}) => {
-    out(`\n${paint.bold(`$ cc-sessions ${line} --config-dir ${reg.configDir}`)}\n`);
+    out(`\n${paint.bold(`$ claude-ps ${line} --config-dir ${reg.configDir}`)}\n`);
     // In the tour, asides belong in the story: stdout.
     await cmd.run({ ...ctx, flags, configDirs: dirs, json: false, note: out });
   };
@@ -121,7 +121,7 @@ then ends its processes and removes the folder (also on Ctrl-C: exit 130).
       if (ctx.flags.wait) {
         out(
           `\nThe demo registry stays at ${reg.configDir} until you press Ctrl-C; try\n` +
-            `  cc-sessions list --all --config-dir ${reg.configDir}\n`,
+            `  claude-ps list --all --config-dir ${reg.configDir}\n`,
         );
         await new Promise(() => setInterval(() => {}, 1 << 30));
       }

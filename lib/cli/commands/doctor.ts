@@ -1,5 +1,5 @@
 /**
- * `cc-sessions doctor`: everything needed to understand an answer — which backend probes and why,
+ * `claude-ps doctor`: everything needed to understand an answer — which backend probes and why,
  * our PID space, which folders were read, and which files were skipped and why.
  */
 import { readdirSync } from 'node:fs';
@@ -81,7 +81,7 @@ export const doctor: Command = {
 "folders": [{"configDir", "source", "sessionsDir", "exists", "candidates", "ignored", "legacy", "stranded",
 "pruneLeftovers", "error"}] (legacy: pid-<n>.json files of older Claude Code; stranded: copies an interrupted
 prune left aside of a missing <pid>.json, read as the claims they are; pruneLeftovers: other copies and
-journals a prune left; the next cc-sessions prune settles both),
+journals a prune left; the next claude-ps prune settles both),
 "verdicts": {VERDICT: N}, "skipped": [{"path", "pid", "reason"}]}.`,
   flags: {},
   run(ctx) {
@@ -116,7 +116,7 @@ journals a prune left; the next cc-sessions prune settles both),
     }
     const { paint } = ctx;
     const lines = [
-      `cc-sessions ${report.version}`,
+      `claude-ps ${report.version}`,
       `backend    ${b.name === 'native' ? paint.green('native') : paint.yellow(b.name)}${b.reason ? ` (${b.reason})` : ''}`,
       `exits      ${report.exits.mode === 'kernel' ? `kernel (${report.exits.mechanism})` : `interval probe (${report.exits.reason})`}`,
       `platform   ${report.platform} ${report.arch}, node ${report.node}${report.wsl ? ', WSL' : ''}`,

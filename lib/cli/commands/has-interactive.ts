@@ -1,5 +1,5 @@
 /**
- * `cc-sessions has-interactive`: a guard for scripts that delete or rename a profile. Its answer is
+ * `claude-ps has-interactive`: a guard for scripts that delete or rename a profile. Its answer is
  * its exit code, as grep's is: 0 yes, 1 only for a real "no", anything else means "do not delete"
  * (docs/guard.md). Silent unless asked.
  */
@@ -16,7 +16,7 @@ import { err, out } from '../output.js';
 export const GUARD_EXIT = Object.freeze({ yes: 0, no: 1, usage: 2, cannotTell: 3, error: 4 });
 
 function answer(ctx: Context): number {
-  // The backend is chosen before the folder is read: a bad CC_SESSIONS_BACKEND is an error (4) even
+  // The backend is chosen before the folder is read: a bad CLAUDE_PS_BACKEND is an error (4) even
   // where no file needs a probe, so a misconfigured guard fails the same way on every folder.
   backend();
   const options = { env: ctx.env };
@@ -49,7 +49,7 @@ function answer(ctx: Context): number {
 /** One line on stderr; a stderr that fails too must not turn the exit code into Node's 1. */
 function say(text: string, oneLine = true): void {
   try {
-    err(oneLine ? `cc-sessions: ${printable(text)}\n` : text + '\n');
+    err(oneLine ? `claude-ps: ${printable(text)}\n` : text + '\n');
   } catch {
     // nothing left to tell it on: the exit code still does
   }
@@ -70,8 +70,8 @@ Exit codes (delete only on exactly 1):
   1  no: no live interactive session, proven
   2  usage error (unknown option, missing value)
   3  cannot tell: a sessions folder exists but cannot be listed (one line on stderr)
-  4  any other error, e.g. a bad CC_SESSIONS_BACKEND (one line on stderr)
-Example: cc-sessions has-interactive --config-dir DIR; [ $? -eq 1 ] && rm -rf DIR`,
+  4  any other error, e.g. a bad CLAUDE_PS_BACKEND (one line on stderr)
+Example: claude-ps has-interactive --config-dir DIR; [ $? -eq 1 ] && rm -rf DIR`,
   flags: {
     verbose: { type: 'boolean', short: 'v', help: 'say yes or no, and why' },
   },
@@ -85,7 +85,7 @@ Example: cc-sessions has-interactive --config-dir DIR; [ $? -eq 1 ] && rm -rf DI
         return GUARD_EXIT.cannotTell;
       }
       say(error instanceof Error ? error.message : String(error));
-      if (ctx.env.CC_SESSIONS_DEBUG && error instanceof Error && error.stack) say(error.stack, false);
+      if (ctx.env.CLAUDE_PS_DEBUG && error instanceof Error && error.stack) say(error.stack, false);
       return GUARD_EXIT.error;
     }
   },

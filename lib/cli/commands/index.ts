@@ -1,5 +1,5 @@
 /**
- * Every command, in the order `cc-sessions --help` lists them, loaded only when called: the bundle
+ * Every command, in the order `claude-ps --help` lists them, loaded only when called: the bundle
  * then initialises (and requires Node built-ins such as crypto, child_process, events) only what
  * that one command needs, which is what keeps a statusline's `count` or `summary` start-up cheap.
  */

@@ -1,4 +1,4 @@
-/** `cc-sessions [list]`: a table of live sessions; `--all` adds the dead and foreign ones. */
+/** `claude-ps [list]`: a table of live sessions; `--all` adds the dead and foreign ones. */
 import { existsSync } from 'node:fs';
 import { defaultConfigDir, sessionsDir } from '../../registry/config.js';
 import { scanRegistry } from '../../registry/read/scan.js';
@@ -37,7 +37,7 @@ Live verdicts: alive, unverified, foreign. With --all, provably dead ones too: g
       ctx.note(
         `No Claude Code session registry here (${where} does not exist): Claude Code has not run on this machine, ` +
           `or under another config dir (--config-dir DIR, or CLAUDE_CONFIG_DIR).\n` +
-          `Run \`cc-sessions demo\` to see the filter at work on a registry of its own.\n`,
+          `Run \`claude-ps demo\` to see the filter at work on a registry of its own.\n`,
       );
       return 0;
     }
@@ -50,7 +50,7 @@ Live verdicts: alive, unverified, foreign. With --all, provably dead ones too: g
     }
     if (hidden > 0) {
       const noun = hidden === 1 ? 'dead record' : 'dead records';
-      ctx.note(`(${hidden} ${noun} hidden: \`cc-sessions list --all\` shows them, \`cc-sessions prune\` removes them)\n`);
+      ctx.note(`(${hidden} ${noun} hidden: \`claude-ps list --all\` shows them, \`claude-ps prune\` removes them)\n`);
     }
     return 0;
   },

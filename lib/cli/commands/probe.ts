@@ -1,4 +1,4 @@
-/** `cc-sessions probe PID...`: the raw liveness of PIDs, as the backend sees them (no registry). */
+/** `claude-ps probe PID...`: the raw liveness of PIDs, as the backend sees them (no registry). */
 import { probe as probePids } from '../../backend/index.js';
 import { UsageError } from '../args.js';
 import type { Command } from '../command.js';

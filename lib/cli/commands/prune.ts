@@ -1,5 +1,5 @@
 /**
- * `cc-sessions prune`: deletes the files of provably dead records (gone, recycled, zombie) and their
+ * `claude-ps prune`: deletes the files of provably dead records (gone, recycled, zombie) and their
  * key files, finishes what an interrupted prune left, and with --legacy removes `pid-<n>.json` files
  * whose PID is gone (docs/prune.md). SIGINT, SIGTERM and SIGHUP are honoured between batches, never
  * inside one: a file in hand always reaches removed or put back.
@@ -132,8 +132,8 @@ Exit 1 when a dead file could not be removed (each is named on stderr, with the 
     } else {
       report(ctx, o, dryRun);
     }
-    for (const f of o.failed) ctx.note(`cc-sessions: prune: could not remove ${printable(f.path)}: ${f.reason}\n`);
-    if (o.interrupted) ctx.note(`cc-sessions: prune: stopped by ${o.interrupted}; what is left goes at the next prune\n`);
+    for (const f of o.failed) ctx.note(`claude-ps: prune: could not remove ${printable(f.path)}: ${f.reason}\n`);
+    if (o.interrupted) ctx.note(`claude-ps: prune: stopped by ${o.interrupted}; what is left goes at the next prune\n`);
     return code;
   },
 };

@@ -1,4 +1,4 @@
-/** `cc-sessions snapshot`: the registry as one JSON document, for dashboards that cannot see this host. */
+/** `claude-ps snapshot`: the registry as one JSON document, for dashboards that cannot see this host. */
 import { snapshot as takeSnapshot, writeSnapshot } from '../../registry/snapshot.js';
 import type { Command } from '../command.js';
 import { jsonText, out } from '../output.js';

@@ -1,5 +1,5 @@
 /**
- * `cc-sessions statusline`: the line Claude Code's statusLine shows, about the *other* live sessions
+ * `claude-ps statusline`: the line Claude Code's statusLine shows, about the *other* live sessions
  * (docs/statusline.md). Claude Code starts it on every render, so it never hangs on stdin, never prints
  * a stack and always exits 0: a problem is one line on stderr and, at worst, an empty statusline.
  */
@@ -15,7 +15,7 @@ import { viewFor } from '../statusline/view.js';
 
 function say(problem: string): void {
   try {
-    err(`cc-sessions statusline: ${problem}\n`);
+    err(`claude-ps statusline: ${problem}\n`);
   } catch {
     // stderr closed too: nothing left to tell
   }

@@ -1,4 +1,4 @@
-/** `cc-sessions summary`: one line for a statusline, e.g. `2 busy · 1 waiting`, or a template of yours. */
+/** `claude-ps summary`: one line for a statusline, e.g. `2 busy · 1 waiting`, or a template of yours. */
 import { readRecords } from '../../registry/read/scan.js';
 import { type SessionRecord } from '../../registry/types.js';
 import type { Command } from '../command.js';

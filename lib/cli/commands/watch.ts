@@ -1,4 +1,4 @@
-/** `cc-sessions watch`: registry changes as NDJSON, one event per line, until stopped. */
+/** `claude-ps watch`: registry changes as NDJSON, one event per line, until stopped. */
 import { watchHangup } from '../../backend/exits.js';
 import { watchSettings } from '../../registry/watch/options.js';
 import { watch as watchRegistry } from '../../registry/watch/watch.js';
@@ -22,7 +22,7 @@ every --interval ms (default 1000; 10 to 2147483647). --snapshot FILE keeps a sn
 \`snapshot --help\`) up to date, replaced atomically. Output is always NDJSON (--json is implied).
 Ends on SIGINT or SIGTERM with exit 0, or when the reader of its output goes away.
 --statusline-dir DIR keeps DIR/<pid>, the statusline line of each live session (see \`statusline
---help\` for --format); --exec CMD runs CMD per event with CC_SESSIONS_EVENT, _PID, _NAME, _STATUS,
+--help\` for --format); --exec CMD runs CMD per event with CLAUDE_PS_EVENT, _PID, _NAME, _STATUS,
 _WAITING_FOR, _CWD … in its environment (docs/statusline.md).`,
   flags: {
     interval: { type: 'integer', value: 'MS', help: 'liveness re-probe period in ms (default 1000)' },
@@ -44,7 +44,7 @@ _WAITING_FOR, _CWD … in its environment (docs/statusline.md).`,
       // A report must never end the watch (a closed stderr throws EBADF): its line files would go with it.
       outputs = startWatchOutputs(watcher, ctx.flags, ctx.env, (line) => {
         try {
-          err(`cc-sessions watch: ${line}\n`);
+          err(`claude-ps watch: ${line}\n`);
         } catch {
           // nowhere to report
         }
@@ -58,7 +58,7 @@ _WAITING_FOR, _CWD … in its environment (docs/statusline.md).`,
       out(JSON.stringify(line) + '\n');
     });
     watcher.on('error', (error: unknown) => {
-      err(`cc-sessions watch: ${error instanceof Error ? error.message : String(error)}\n`);
+      err(`claude-ps watch: ${error instanceof Error ? error.message : String(error)}\n`);
     });
     return new Promise<number>((resolve) => {
       const stop = () => {
@@ -69,7 +69,7 @@ _WAITING_FOR, _CWD … in its environment (docs/statusline.md).`,
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
       // Noticed at once, not at the next write, which on a quiet registry may be hours away
-      // (`cc-sessions watch | head -1`). Without the addon, the next write's EPIPE ends it.
+      // (`claude-ps watch | head -1`). Without the addon, the next write's EPIPE ends it.
       watchHangup(1, stop);
     });
   },

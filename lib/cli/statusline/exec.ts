@@ -2,7 +2,7 @@
  * `watch --exec CMD` (docs/statusline.md): CMD runs once per event, with the event in its environment,
  * one at a time in event order, so a user can wire notify-send, osascript or ntfy to "a session is
  * waiting for you". The watcher never waits for it: events queue (at most MAX_QUEUED; on overflow the
- * oldest queued ones are dropped, counted in the next run's CC_SESSIONS_DROPPED, and one stderr line
+ * oldest queued ones are dropped, counted in the next run's CLAUDE_PS_DROPPED, and one stderr line
  * says so). A command that fails, cannot start or runs past the timeout (SIGTERM, then SIGKILL, to its
  * whole process group) is reported on stderr and the next event runs.
  */
@@ -29,17 +29,17 @@ export function eventEnv(event: WatchEvent): Record<string, string> {
   const previous = 'previous' in event ? event.previous : undefined;
   const text = (v: string | undefined) => sanitise(v, 1024);
   return {
-    CC_SESSIONS_EVENT: event.type,
-    CC_SESSIONS_PID: String(r.pid),
-    CC_SESSIONS_SESSION_ID: text(r.sessionId),
-    CC_SESSIONS_NAME: text(r.name),
-    CC_SESSIONS_STATUS: text(r.status),
-    CC_SESSIONS_PREVIOUS_STATUS: text(previous?.status),
-    CC_SESSIONS_WAITING_FOR: text(r.waitingFor),
-    CC_SESSIONS_CWD: text(r.cwd),
-    CC_SESSIONS_KIND: text(r.kind),
-    CC_SESSIONS_VERDICT: r.verdict,
-    CC_SESSIONS_FIELDS: 'fields' in event ? event.fields.join(',') : '',
+    CLAUDE_PS_EVENT: event.type,
+    CLAUDE_PS_PID: String(r.pid),
+    CLAUDE_PS_SESSION_ID: text(r.sessionId),
+    CLAUDE_PS_NAME: text(r.name),
+    CLAUDE_PS_STATUS: text(r.status),
+    CLAUDE_PS_PREVIOUS_STATUS: text(previous?.status),
+    CLAUDE_PS_WAITING_FOR: text(r.waitingFor),
+    CLAUDE_PS_CWD: text(r.cwd),
+    CLAUDE_PS_KIND: text(r.kind),
+    CLAUDE_PS_VERDICT: r.verdict,
+    CLAUDE_PS_FIELDS: 'fields' in event ? event.fields.join(',') : '',
   };
 }
 
@@ -83,7 +83,7 @@ export class ExecRunner {
       this.overflowing = false;
       return;
     }
-    const env = { ...(this.options.env ?? process.env), ...eventEnv(event), CC_SESSIONS_DROPPED: String(this.dropped) };
+    const env = { ...(this.options.env ?? process.env), ...eventEnv(event), CLAUDE_PS_DROPPED: String(this.dropped) };
     this.dropped = 0;
     const what = `${event.type} ${event.record.pid}`;
     const cmd = this.options.command;

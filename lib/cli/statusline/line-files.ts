@@ -176,7 +176,7 @@ export class LineFiles {
 
   private startGuardian(): void {
     try {
-      const child = spawn('/bin/sh', ['-c', GUARDIAN, 'cc-sessions-guardian', this.dir, this.lockText], {
+      const child = spawn('/bin/sh', ['-c', GUARDIAN, 'claude-ps-guardian', this.dir, this.lockText], {
         detached: true,
         stdio: ['pipe', 'ignore', 'ignore'],
       });

@@ -1,6 +1,6 @@
 /**
  * What one session's statusline is about: every live record, split into this session (self) and the
- * others, with the others' waiting sessions named. Pure: the same view feeds `cc-sessions statusline`
+ * others, with the others' waiting sessions named. Pure: the same view feeds `claude-ps statusline`
  * and every line file of `watch --statusline-dir` (docs/statusline.md).
  */
 import { basename } from 'node:path';

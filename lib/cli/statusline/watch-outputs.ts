@@ -1,5 +1,5 @@
 /**
- * What `cc-sessions watch` does besides NDJSON when asked (docs/statusline.md): `--statusline-dir DIR`
+ * What `claude-ps watch` does besides NDJSON when asked (docs/statusline.md): `--statusline-dir DIR`
  * keeps line files, `--exec CMD` runs a command per event. Built on the public watch events only.
  */
 import type { EventEmitter } from 'node:events';

@@ -8,7 +8,7 @@
  * - the move's journal: `.<name>.prune-<16 hex>.journal-<owner pid>`, created before the move, with the
  *   owner's start token and pidDomain inside. The owner's PID is in the name, so even a journal whose
  *   owner died between creating and writing it tells whose it was;
- * - journals of cc-sessions 0.1: `.<pid>.json.prune-journal-<k>`, holding the aside name.
+ * - journals of claude-ps 0.1: `.<pid>.json.prune-journal-<k>`, holding the aside name.
  *
  * Every one of these names starts with a dot, so none is a candidate (`^[1-9][0-9]*\.json$`), and
  * none ends like Claude Code's `.key` / `.key.tmp.*` files.
@@ -74,7 +74,7 @@ export function parseJournal(name: string): JournalName | undefined {
   return { ...o, journal: name, aside: `.${o.name}.prune-${m[5]}`, ownerPid };
 }
 
-/** A journal slot of cc-sessions 0.1 (its content names the aside copy): the PID it is for. */
+/** A journal slot of claude-ps 0.1 (its content names the aside copy): the PID it is for. */
 export function oldJournalPid(name: string): number | undefined {
   if (name.charCodeAt(0) !== DOT) return undefined;
   const m = OLD_JOURNAL.exec(name);

@@ -20,7 +20,7 @@ const SCRIPT = fileURLToPath(new URL('./fixtures/readers-as-user.mjs', import.me
 export function readersAsNobody(backendName: string, configDirs: string[]): Answers {
   const r = spawnSync('setpriv', [...NOBODY, process.execPath, SCRIPT, ...configDirs], {
     encoding: 'utf8',
-    env: cliEnv({ CC_SESSIONS_BACKEND: backendName }),
+    env: cliEnv({ CLAUDE_PS_BACKEND: backendName }),
     timeout: 30_000,
   });
   if (r.status !== 0 || r.stderr !== '') throw new Error(`readers-as-user failed (${r.status}): ${r.stderr}`);

@@ -50,7 +50,7 @@ describe.each(BACKENDS)('non-regular candidates (%s backend)', (backendName) => 
   let servers: Server[];
 
   beforeEach(() => {
-    reg = makeRegistry('ccs-guard-nonreg-');
+    reg = makeRegistry('cps-guard-nonreg-');
     servers = [];
   });
   afterEach(async () => {
@@ -66,7 +66,7 @@ describe.each(BACKENDS)('non-regular candidates (%s backend)', (backendName) => 
     expect(hasLiveInteractive(reg.configDir, FAST)).toBe(false);
     expect(await hasLiveInteractiveAsync(reg.configDir, FAST)).toBe(false);
     const r = runCli(cli, ['has-interactive', '--verbose', '--config-dir', reg.configDir], {
-      env: cliEnv({ CC_SESSIONS_BACKEND: backendName }),
+      env: cliEnv({ CLAUDE_PS_BACKEND: backendName }),
     });
     expect(r).toMatchObject({ status: 1, stdout: 'no: no live interactive session\n' });
 

@@ -15,7 +15,7 @@ let reg: RegistryFixture;
 let live: Spawned;
 
 beforeAll(() => {
-  reg = makeRegistry('ccs-guard-options-');
+  reg = makeRegistry('cps-guard-options-');
   live = spawnSleep();
   reg.write(live.pid, sessionRecord(live.pid));
 });

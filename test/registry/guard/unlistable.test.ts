@@ -39,12 +39,12 @@ afterAll(async () => {
 
 /** A registry holding one live interactive record, with the token the backend's platform records. */
 function humanRegistry(backendName: string): RegistryFixture {
-  const reg = makeRegistry('ccs-guard-');
+  const reg = makeRegistry('cps-guard-');
   reg.write(live.pid, sessionRecord(live.pid, { procStart: tokenOf(live.pid, backendName), status: 'busy' }));
   return reg;
 }
 
-const ONE_LINE = /^cc-sessions: cannot tell: cannot list [^\n]+\): the sessions it holds are unknown\n$/;
+const ONE_LINE = /^claude-ps: cannot tell: cannot list [^\n]+\): the sessions it holds are unknown\n$/;
 
 describe.each(BACKENDS)('an unlistable sessions/ folder (%s backend)', (backendName) => {
   selectBackendForSuite(backendName);
@@ -90,12 +90,12 @@ describe.each(BACKENDS)('an unlistable sessions/ folder (%s backend)', (backendN
           for (const command of ['list', 'count', 'summary']) {
             const r = cliAsNobody(cli, [command, '--config-dir', reg.configDir]);
             expect({ status: r.status, stdout: r.stdout }, command).toEqual({ status: 1, stdout: '' });
-            expect(r.stderr).toBe(`cc-sessions: cannot list ${reg.sessions} (EACCES): the sessions it holds are unknown\n`);
+            expect(r.stderr).toBe(`claude-ps: cannot list ${reg.sessions} (EACCES): the sessions it holds are unknown\n`);
           }
           // watch cannot give a first view either: it throws at once and leaves no OS watch holding it open.
           const watching = cliAsNobody(cli, ['watch', '--interval', '1000', '--config-dir', reg.configDir]);
           expect({ status: watching.status, stdout: watching.stdout }).toEqual({ status: 1, stdout: '' });
-          expect(watching.stderr).toMatch(/^cc-sessions: cannot list [^\n]+ \(EACCES\): the sessions it holds are unknown\n$/);
+          expect(watching.stderr).toMatch(/^claude-ps: cannot list [^\n]+ \(EACCES\): the sessions it holds are unknown\n$/);
           const doctor = JSON.parse(cliAsNobody(cli, ['doctor', '--json', '--config-dir', reg.configDir]).stdout);
           expect(doctor.folders).toMatchObject([{ exists: true, error: 'EACCES' }]);
         } finally {
@@ -127,7 +127,7 @@ describe.each(BACKENDS)('an unlistable sessions/ folder (%s backend)', (backendN
 
   describe('as any user', () => {
     it('a sessions "folder" that is a file, or a config dir that is a file: ENOTDIR, cannot tell', async () => {
-      const reg = makeRegistry('ccs-guard-file-');
+      const reg = makeRegistry('cps-guard-file-');
       try {
         rmSync(reg.sessions, { recursive: true });
         writeFileSync(reg.sessions, JSON.stringify(sessionRecord(live.pid)));
@@ -147,7 +147,7 @@ describe.each(BACKENDS)('an unlistable sessions/ folder (%s backend)', (backendN
 
     it('a symlinked sessions/ is read through; a loop or a link to nothing is ELOOP / ENOENT, cannot tell', async () => {
       const reg = humanRegistry(backendName);
-      const linked = makeRegistry('ccs-guard-link-');
+      const linked = makeRegistry('cps-guard-link-');
       try {
         rmSync(linked.sessions, { recursive: true });
         symlinkSync(reg.sessions, linked.sessions);
@@ -176,7 +176,7 @@ describe.each(BACKENDS)('an unlistable sessions/ folder (%s backend)', (backendN
     });
 
     it('a missing folder is still an empty registry: a real no (exit 1)', async () => {
-      const reg = makeRegistry('ccs-guard-missing-');
+      const reg = makeRegistry('cps-guard-missing-');
       try {
         const none = join(reg.configDir, 'never-used');
         expect(scanRegistry(none, FAST)).toEqual({ records: [], skipped: [] });

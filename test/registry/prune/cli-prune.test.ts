@@ -1,5 +1,5 @@
 /**
- * `cc-sessions prune` and `cc-sessions doctor` (the built CLI, as shipped) on what issue 11 is about:
+ * `claude-ps prune` and `claude-ps doctor` (the built CLI, as shipped) on what issue 11 is about:
  * key files in the table and --json, copies an interrupted prune left aside, legacy files, and
  * SIGINT/SIGTERM/SIGHUP honoured only between batches (the file in hand always reaches removed or put back).
  */
@@ -26,13 +26,13 @@ afterAll(async () => {
 
 const key = (pid: number, c = 'a') => `${pid}.${c.repeat(64)}.key`;
 
-describe('cc-sessions prune', () => {
+describe('claude-ps prune', () => {
   let reg: RegistryFixture;
   let gone: number;
   const stranded = () => `.${sleep.pid}.json.prune-0123456789abcdef`;
 
   beforeAll(() => {
-    reg = makeRegistry('ccs-cli-prune-');
+    reg = makeRegistry('cps-cli-prune-');
     gone = reapedPid();
   });
   afterAll(() => reg?.remove());
@@ -94,13 +94,13 @@ describe('cc-sessions prune', () => {
   });
 });
 
-describe('cc-sessions prune and signals', () => {
+describe('claude-ps prune and signals', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
     ['SIGHUP', 129],
   ] as const)('%s stops it between batches: exit %d, nothing left aside, every file removed or intact', async (signal, code) => {
-    const reg = makeRegistry('ccs-cli-prune-signal-');
+    const reg = makeRegistry('cps-cli-prune-signal-');
     try {
       // Enough dead claims (PIDs nobody has) that the prune is still running when the signal comes.
       const COUNT = 6000;
@@ -141,7 +141,7 @@ describe('cc-sessions prune and signals', () => {
 
 describe('doctor on prune leftovers', () => {
   it('counts copies and journals that are not stranded claims as pruneLeftovers', () => {
-    const reg = makeRegistry('ccs-cli-doctor-');
+    const reg = makeRegistry('cps-cli-doctor-');
     try {
       const gone = reapedPid();
       reg.write(gone, sessionRecord(gone, { procStart: '1' }));

@@ -48,7 +48,7 @@ export async function bundleChild(dir: string, contents: string, minify = false)
     bundle: true,
     // A minified bundle without zod starts faster: for children started hundreds of times that only
     // ever read well-typed records (the lenient schema is then never needed).
-    ...(minify ? { minify: true, define: { __CCS_BUNDLED__: 'true' } } : {}),
+    ...(minify ? { minify: true, define: { __CLAUDE_PS_BUNDLED__: 'true' } } : {}),
     platform: 'node',
     format: 'esm',
     outfile,
@@ -87,7 +87,7 @@ export interface StressDir {
 }
 
 /** A config dir on tmpfs when there is one: thousands of renames and unlinks on a loaded disk are slow. */
-export function stressDir(prefix = 'cc-sessions-prune-stress-'): StressDir {
+export function stressDir(prefix = 'claude-ps-prune-stress-'): StressDir {
   const configDir = mkdtempSync(join(existsSync('/dev/shm') ? '/dev/shm' : tmpdir(), prefix));
   const sessions = join(configDir, 'sessions');
   mkdirSync(sessions, { mode: 0o700 });

@@ -22,8 +22,8 @@ import { endAll, spawnSleep, type Spawned } from '../../helpers/processes.js';
 import { anotherToken, tokenOf } from '../../helpers/tokens.js';
 import { bundleChild, freePids, readNumber, stressDir } from './helpers.js';
 
-/** Kills per backend; two backends make the suite's 500+. CC_SESSIONS_KILL_STRESS=N runs N per backend. */
-const KILLS = Number(process.env.CC_SESSIONS_KILL_STRESS) || 260;
+/** Kills per backend; two backends make the suite's 500+. CLAUDE_PS_KILL_STRESS=N runs N per backend. */
+const KILLS = Number(process.env.CLAUDE_PS_KILL_STRESS) || 260;
 const SLOTS = 3; // live sessions whose dead claims are turned live every cycle
 const EXTRA_DEAD = 4; // claims of PIDs no process has, each with a key file
 // The pruner is frozen at a random moment within this much of its start. How long its first passes
@@ -36,7 +36,7 @@ const PAD = 'x'.repeat(PAD_BYTES); // dead claims are large too: reading and par
 
 const REWRITER = fileURLToPath(new URL('../../fixtures/prune-kill-rewriter.mjs', import.meta.url));
 // Bundled under the package root (not /tmp), so the child finds binding.gyp and can load the addon.
-const CHILD_DIR = join(process.cwd(), 'node_modules', '.cache', `cc-sessions-kill-stress-${process.pid}`);
+const CHILD_DIR = join(process.cwd(), 'node_modules', '.cache', `claude-ps-kill-stress-${process.pid}`);
 
 let CHILD: string;
 
@@ -104,7 +104,7 @@ describe.each(['js', 'native'] as const)('prune killed mid-flight, over and over
   });
 
   it(`no live session is ever lost, and the next prune leaves nothing aside (${KILLS} kills)`, async () => {
-    const reg = stressDir('cc-sessions-kill-stress-');
+    const reg = stressDir('claude-ps-kill-stress-');
     const { configDir, sessions } = reg;
     const control = join(configDir, 'control');
     mkdirSync(control);

@@ -1,7 +1,7 @@
 /**
  * Two pruners racing on the same records, in two processes: every dead file is removed once and
  * reported by exactly one of them; live files stay; nothing is left aside. The pruners inherit
- * CC_SESSIONS_BACKEND, so under ps each of them runs its own `ps` (two spawns per pruner per round).
+ * CLAUDE_PS_BACKEND, so under ps each of them runs its own `ps` (two spawns per pruner per round).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -17,7 +17,7 @@ const DEAD_PER_ROUND = 100;
 const ROUNDS = 2;
 
 // Bundled under the package root (not /tmp), so the child finds binding.gyp and can load the addon.
-const CHILD_DIR = join(process.cwd(), 'node_modules', '.cache', `cc-sessions-prune-race-${process.pid}`);
+const CHILD_DIR = join(process.cwd(), 'node_modules', '.cache', `claude-ps-prune-race-${process.pid}`);
 
 let CHILD: string;
 

@@ -1,7 +1,7 @@
 /**
  * Prune as a user who may not write the folder (issue 11, item 4): nothing is removed, nothing is
  * created, and every dead file that stays is reported with the reason — by the library and by
- * `cc-sessions prune`, which exits 1. A folder that cannot be listed is reported too. Needs root to
+ * `claude-ps prune`, which exits 1. A folder that cannot be listed is reported too. Needs root to
  * set up (a folder of another owner) and setpriv to run as nobody.
  */
 import { spawnSync } from 'node:child_process';
@@ -70,15 +70,15 @@ describe.skipIf(!isRoot || !hasSetpriv)('prune as a user who may not write the f
     expect(readdirSync(reg.sessions).sort()).toEqual(files);
   });
 
-  it('cc-sessions prune names each file it could not remove on stderr and exits 1', () => {
+  it('claude-ps prune names each file it could not remove on stderr and exits 1', () => {
     const r = asNobody([cli, 'prune', '--legacy', '--config-dir', reg.configDir]);
     expect(r.status).toBe(1);
     const lines = r.stderr.trimEnd().split('\n').sort();
     expect(lines).toEqual([
       // sorted: the stranded copy's name starts with a dot
-      `cc-sessions: prune: could not remove ${reg.path(`.${sleep.pid}.json.prune-0123456789abcdef`)}: cannot put it back: permission denied (EACCES)`,
-      `cc-sessions: prune: could not remove ${reg.path(`${gone}.json`)}: cannot write its journal: permission denied (EACCES)`,
-      `cc-sessions: prune: could not remove ${reg.path(`pid-${gone}.json`)}: cannot write its journal: permission denied (EACCES)`,
+      `claude-ps: prune: could not remove ${reg.path(`.${sleep.pid}.json.prune-0123456789abcdef`)}: cannot put it back: permission denied (EACCES)`,
+      `claude-ps: prune: could not remove ${reg.path(`${gone}.json`)}: cannot write its journal: permission denied (EACCES)`,
+      `claude-ps: prune: could not remove ${reg.path(`pid-${gone}.json`)}: cannot write its journal: permission denied (EACCES)`,
     ]);
     expect(r.stdout).not.toContain('Nothing to prune');
     const json = asNobody([cli, 'prune', '--json', '--config-dir', reg.configDir]);

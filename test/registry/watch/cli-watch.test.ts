@@ -1,5 +1,5 @@
 /**
- * `cc-sessions watch` ends promptly when the reader of its output goes away, even on a registry where
+ * `claude-ps watch` ends promptly when the reader of its output goes away, even on a registry where
  * nothing changes (so nothing is ever written that could fail with EPIPE); and only then: output to a
  * file or /dev/null has no reader to lose.
  */
@@ -21,11 +21,11 @@ afterAll(() => removeCopy(cli));
 
 const quote = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
-/** Runs `cc-sessions watch … | READER` in bash; how it ended, and how long the watch outlived its reader. */
+/** Runs `claude-ps watch … | READER` in bash; how it ended, and how long the watch outlived its reader. */
 function pipeline(configDir: string, reader: string, backend: string) {
   const started = Date.now();
   const r = spawnSync('bash', ['-c', `${quote(process.execPath)} ${quote(cli)} watch --config-dir ${quote(configDir)} | ${reader}; echo "\${PIPESTATUS[0]}"`], {
-    env: { ...cliEnv(), CC_SESSIONS_BACKEND: backend },
+    env: { ...cliEnv(), CLAUDE_PS_BACKEND: backend },
     encoding: 'utf8',
     timeout: 20_000,
   });
@@ -71,7 +71,7 @@ describe('watch and a reader that goes away', () => {
     const reg = tempRegistry(true, backend);
     reg.write(live.pid);
     const child = spawn('bash', ['-c', `${quote(process.execPath)} ${quote(cli)} watch --config-dir ${quote(reg.configDir)} | head -1; echo "status \${PIPESTATUS[0]}"`], {
-      env: { ...cliEnv(), CC_SESSIONS_BACKEND: backend },
+      env: { ...cliEnv(), CLAUDE_PS_BACKEND: backend },
       stdio: ['ignore', 'pipe', 'ignore'],
     });
     let out = '';
@@ -110,7 +110,7 @@ describe('doctor', () => {
     const ask = (backend: string) =>
       JSON.parse(
         spawnSync(process.execPath, [cli, 'doctor', '--json', '--config-dir', reg.configDir], {
-          env: { ...cliEnv(), CC_SESSIONS_BACKEND: backend },
+          env: { ...cliEnv(), CLAUDE_PS_BACKEND: backend },
           encoding: 'utf8',
         }).stdout,
       ).exits;
@@ -151,6 +151,6 @@ describe.skipIf(!isRoot || !hasSetpriv)('watch as nobody', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     const lines = errText.trim().split('\n');
-    expect(lines).toEqual([`cc-sessions watch: cannot list ${locked.sessions} (EACCES): the sessions it holds are unknown`]);
+    expect(lines).toEqual([`claude-ps watch: cannot list ${locked.sessions} (EACCES): the sessions it holds are unknown`]);
   });
 });

@@ -32,7 +32,7 @@ export function tempRegistry(createSessions = true, backendName = 'native'): Tem
 }
 
 function makeTempRegistry(createSessions: boolean, backendName: string): TempRegistry {
-  const configDir = mkdtempSync(join(tmpdir(), 'ccs-watch-'));
+  const configDir = mkdtempSync(join(tmpdir(), 'cps-watch-'));
   const sessions = join(configDir, 'sessions');
   if (createSessions) mkdirSync(sessions, { mode: 0o700 });
   const path = (pid: number) => join(sessions, `${pid}.json`);
@@ -121,7 +121,7 @@ export function brief(e: WatchEvent): string {
 
 /**
  * Bundles `contents` (TypeScript importing from `./lib/...`) and runs it in a fresh Node with `args`.
- * Bundled under the package root (not /tmp) so that under CC_SESSIONS_BACKEND=native (which the child
+ * Bundled under the package root (not /tmp) so that under CLAUDE_PS_BACKEND=native (which the child
  * inherits) it finds binding.gyp and loads the addon. Resolves with its exit code (-1: it had to be
  * killed after `timeoutMs`), stdout and stderr.
  */
@@ -132,7 +132,7 @@ export async function runScript(
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { build } = await import('esbuild');
   const { spawn } = await import('node:child_process');
-  const cacheDir = mkdtempSync(join(process.cwd(), 'node_modules', '.cache', 'ccs-watch-script-'));
+  const cacheDir = mkdtempSync(join(process.cwd(), 'node_modules', '.cache', 'cps-watch-script-'));
   try {
     const script = join(cacheDir, 'child.mjs');
     await build({

@@ -1,6 +1,6 @@
 /**
  * Async iteration, close(), and what a poll or rescan reads (files changed behind the OS watch), under
- * every backend (a child process inherits CC_SESSIONS_BACKEND).
+ * every backend (a child process inherits CLAUDE_PS_BACKEND).
  */
 import { linkSync, mkdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

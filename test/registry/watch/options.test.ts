@@ -71,7 +71,7 @@ describe('watch() and the CLI use it', () => {
         const r = runCli(cli, ['watch', '--interval', value, '--config-dir', reg.configDir]);
         expect(r.status).toBe(2);
         expect(r.stdout).toBe('');
-        expect(r.stderr).toMatch(new RegExp(`^cc-sessions: --interval must be a number from 10 to 2147483647 \\(got ${value}\\)\\n$`));
+        expect(r.stderr).toMatch(new RegExp(`^claude-ps: --interval must be a number from 10 to 2147483647 \\(got ${value}\\)\\n$`));
       }
     } finally {
       removeCopy(cli);
