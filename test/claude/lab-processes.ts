@@ -8,12 +8,13 @@ import { existsSync, readdirSync, readFileSync, rmdirSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+// Neither marker may start with CLAUDE: the lab drops CLAUDE* variables from what its processes inherit.
 /** The marker variable; its value is unique per lab. */
-export const LAB_MARKER = 'CLAUDE_PS_CLAUDE_LAB';
+export const LAB_MARKER = 'CPS_LAB';
 /** Every lab's temp folder starts with this (the global teardown removes its own run's leftovers). */
 export const LAB_PREFIX = 'cps-claude-';
 /** Set by the suite's global setup, inherited by every lab process: the whole run's marker. */
-export const RUN_MARKER = 'CLAUDE_PS_CLAUDE_RUN';
+export const RUN_MARKER = 'CPS_LAB_RUN';
 /** The file in a lab's temp folder that names the run it belongs to. */
 export const RUN_FILE = '.run';
 
