@@ -11,6 +11,11 @@ import { expect } from 'vitest';
 
 export const hasGxx = spawnSync('g++', ['--version']).status === 0;
 
+// AddressSanitizer and UBSan where g++ has them (docs/architecture.md, "Build and package"): a driver
+// that reads or writes out of bounds, or hits undefined behaviour, prints a report and fails its run.
+const libasan = hasGxx ? spawnSync('g++', ['-print-file-name=libasan.so'], { encoding: 'utf8' }).stdout.trim() : '';
+const SANITIZE = libasan.startsWith('/') ? ['-fsanitize=address,undefined', '-fno-sanitize-recover=all', '-fno-omit-frame-pointer', '-g'] : [];
+
 const native = join(import.meta.dirname, '..', '..', 'native');
 
 export interface Driver {
@@ -22,7 +27,7 @@ export interface Driver {
 export function compileDriver(source: string, name: string): Driver {
   const dir = mkdtempSync(join(tmpdir(), `cps-${name}-`));
   const path = join(dir, name);
-  const cc = spawnSync('g++', ['-std=c++17', '-O1', '-Wall', '-Wextra', '-Werror', '-I', native, source, '-o', path], {
+  const cc = spawnSync('g++', ['-std=c++17', '-O1', '-Wall', '-Wextra', '-Werror', ...SANITIZE, '-I', native, source, '-o', path], {
     encoding: 'utf8',
     timeout: 120_000,
   });

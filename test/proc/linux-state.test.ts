@@ -140,4 +140,32 @@ describe.skipIf(!hasGxx)('Linux probe decisions, native (linux_state.h, injected
   it('gives the JS twin answers for every case in one batch', () => {
     expect(runNative(CASES)).toEqual(CASES.map(runJs));
   });
+
+  // Under the sanitizers (cxx-driver.ts builds with them where they exist), an out-of-bounds read of a
+  // torn or hostile line is a report, and the driver's stderr fails the run.
+  it('agrees with the JS twin on 3,000 hostile stat lines: torn, unbalanced, past the 1,024-byte buffer', () => {
+    let seed = 20;
+    const random = (n: number) => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    const alphabet = ['4', '2', '9', ' ', ' ', ')', '(', 'S', 'Z', 'X', 'R', '\n', 'x', '0', '-'];
+    const hostile: Case[] = Array.from({ length: 3000 }, (_, i) => {
+      let stat: string;
+      if (i % 3 === 0) {
+        // A real line cut or mutated at one place.
+        const base = [STAT, ZOMBIE, ODD_NAME][random(3)]!;
+        const cut = random(base.length + 1);
+        stat = base.slice(0, cut) + alphabet[random(alphabet.length)]!.repeat(random(4)) + base.slice(cut + random(3));
+      } else {
+        stat = Array.from({ length: random(i % 10 === 1 ? 1500 : 120) }, () => alphabet[random(alphabet.length)]).join('');
+      }
+      stat = stat.replaceAll('\\n', '\n');
+      return { name: `hostile ${i}`, pid: 42, kills: [0, random(2) === 0 ? 0 : ESRCH], stat, expected: undefined as unknown as Outcome };
+    });
+    const js = hostile.map(runJs);
+    expect(runNative(hostile)).toEqual(js);
+    // The lines reach every answer, not only "unparsable".
+    expect(new Set(js.map((o) => o.state))).toEqual(new Set(['alive', 'zombie', 'unverified', 'gone']));
+  });
 });

@@ -23,11 +23,44 @@ export interface ExecOptions {
   report: (line: string) => void;
 }
 
+/** Bounds of the values: a run's environment stays far below the kernel's (128 KiB a string). */
+export const MAX_VALUE = 1024;
+export const MAX_FIELD_NAME = 64;
+export const MAX_FIELDS = 4096;
+
+/**
+ * One line of sanitised text (sanitise() in view.ts: no controls, no bidi or invisible characters,
+ * no NUL, which would make every spawn fail), at most `max` columns and 4 × `max` UTF-16 units (a
+ * column may carry combining marks).
+ */
+function envText(value: string | undefined, max: number): string {
+  // What is read at all is bounded too: a record's string may be megabytes.
+  const text = sanitise(value?.slice(0, 16 * max), max);
+  return text.length <= 4 * max ? text : sanitise(text.slice(0, 4 * max - 1), 4 * max);
+}
+
+/**
+ * The changed fields, comma-separated. Their names are the document's own keys, so each is made one
+ * word (a comma or blank inside becomes `_`) of at most MAX_FIELD_NAME columns; past MAX_FIELDS
+ * characters the list ends with `,…`.
+ */
+export function fieldList(fields: readonly string[]): string {
+  let list = '';
+  for (const field of fields) {
+    const name = envText(field, MAX_FIELD_NAME).replace(/[\s,]/g, '_');
+    if (name === '') continue;
+    const longer = list === '' ? name : `${list},${name}`;
+    if (longer.length > MAX_FIELDS - 2) return `${list},…`;
+    list = longer;
+  }
+  return list;
+}
+
 /** The variables one run gets, besides the watcher's own environment. Values are one-line text. */
 export function eventEnv(event: WatchEvent): Record<string, string> {
   const r = event.record;
   const previous = 'previous' in event ? event.previous : undefined;
-  const text = (v: string | undefined) => sanitise(v, 1024);
+  const text = (v: string | undefined) => envText(v, MAX_VALUE);
   return {
     CLAUDE_PS_EVENT: event.type,
     CLAUDE_PS_PID: String(r.pid),
@@ -39,7 +72,7 @@ export function eventEnv(event: WatchEvent): Record<string, string> {
     CLAUDE_PS_CWD: text(r.cwd),
     CLAUDE_PS_KIND: text(r.kind),
     CLAUDE_PS_VERDICT: r.verdict,
-    CLAUDE_PS_FIELDS: 'fields' in event ? event.fields.join(',') : '',
+    CLAUDE_PS_FIELDS: 'fields' in event ? fieldList(event.fields) : '',
   };
 }
 
@@ -101,19 +134,27 @@ export class ExecRunner {
     }
     this.running = child;
     let timedOut = false;
+    let kill: NodeJS.Timeout | undefined;
     const timer = setTimeout(() => {
       timedOut = true;
       signalGroup(child, 'SIGTERM');
-      // The group, even once its leader is gone: what ignores SIGTERM in it is ended too.
-      setTimeout(() => signalGroup(child, 'SIGKILL'), 2000).unref();
+      // Still unreaped 2 s later (it ignores SIGTERM): SIGKILL. Cleared at its exit, when the group ID
+      // may be freed and taken by an unrelated process (docs/statusline.md, "--exec").
+      kill = setTimeout(() => signalGroup(child, 'SIGKILL'), 2000);
+      kill.unref();
     }, this.timeoutMs);
     let failed = false;
     child.once('error', (error) => {
       failed = true;
       this.options.report(`--exec could not start for ${what}: ${error.message}`);
     });
+    child.once('exit', () => {
+      clearTimeout(timer);
+      clearTimeout(kill);
+    });
     child.once('close', (code, signal) => {
       clearTimeout(timer);
+      clearTimeout(kill);
       this.running = undefined;
       if (timedOut) this.options.report(`--exec ran over ${this.timeoutMs} ms for ${what}: stopped`);
       else if (!failed && signal) this.options.report(`--exec was ended by ${signal} for ${what}`);
@@ -127,39 +168,29 @@ export class ExecRunner {
     this.closed = true;
     this.queue.length = 0;
     const child = this.running;
-    if (child === undefined) return;
+    if (child === undefined || !unreaped(child)) return;
     signalGroup(child, 'SIGTERM');
     // A command that ignores SIGTERM would keep the watch from ending (its process holds the loop)
-    // until the run's timeout: its group gets SIGKILL 2 s later, unless it has all ended by then.
-    const kill = setTimeout(() => {
-      clearInterval(check);
-      signalGroup(child, 'SIGKILL');
-    }, 2000);
-    const check = setInterval(() => {
-      if (groupEnded(child)) {
-        clearTimeout(kill);
-        clearInterval(check);
-      }
-    }, 50);
+    // until the run's timeout: it gets SIGKILL 2 s later, unless it has exited by then.
+    const kill = setTimeout(() => signalGroup(child, 'SIGKILL'), 2000);
+    child.once('exit', () => clearTimeout(kill));
   }
 }
 
-function groupEnded(child: ChildProcess): boolean {
-  if (child.pid === undefined) return true;
-  try {
-    process.kill(-child.pid, 0);
-    return false;
-  } catch {
-    return true;
-  }
+/** True until Node has reaped the run's first process (then it sets one of the two and emits 'exit'). */
+function unreaped(child: ChildProcess): boolean {
+  return child.exitCode === null && child.signalCode === null;
 }
 
 /**
- * Signals the process group a run leads (its PID is the group's ID: it was spawned detached). The ID
- * stays reserved while any member lives, so a group that is empty answers ESRCH, ignored.
+ * Signals the process group a run leads (spawned detached: its PID is the group's ID), only while
+ * that process is unreaped: alive or a zombie, it holds the PID, so no other process can have it and
+ * no other group that ID. Once reaped, the ID is free when the last member ends, and a new process
+ * (`setsid sleep`, or our own next run) may lead a group of that number: it is not signalled. What the
+ * run started and left behind after its first process exited is therefore not signalled either.
  */
 function signalGroup(child: ChildProcess, signal: NodeJS.Signals): void {
-  if (child.pid === undefined) return;
+  if (child.pid === undefined || !unreaped(child)) return;
   try {
     process.kill(-child.pid, signal);
   } catch {

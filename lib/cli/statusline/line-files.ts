@@ -13,7 +13,7 @@
  *   while a watcher keeps it; the settings snippet renders it only then (`[ DIR/P -nt …/P.json ]`),
  *   which also catches a watcher that is stopped (SIGSTOP) or a guardian that died with it.
  * DIR must hold nothing but these files: the cleanup may then remove every `<pid>` name in it. It must be
- * this user's, and nobody else may write it: what is in it is printed as it is.
+ * this user's, and nobody else may write it or replace it (owned-folder.ts): what is in it is printed as it is.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -38,6 +38,7 @@ import { join } from 'node:path';
 import { processStartToken } from '../../backend/index.js';
 import { DEAD_VERDICTS, type SessionRecord } from '../../registry/types.js';
 import { verdict } from '../../registry/verdict.js';
+import { OwnedFolder } from './owned-folder.js';
 import { renderStatusline, type StatuslineTemplate } from './template.js';
 import { viewFor } from './view.js';
 
@@ -70,6 +71,9 @@ export interface LineFilesOptions {
 
 export class LineFiles {
   readonly dir: string;
+  private readonly folder: OwnedFolder;
+  /** What made the folder unusable, last reported (reported once, not per update). */
+  private problem: string | undefined;
   private readonly written = new Map<number, string>();
   private readonly lockText: string;
   private guardian: ChildProcess | undefined;
@@ -81,15 +85,12 @@ export class LineFiles {
   constructor(dir: string, private readonly template: StatuslineTemplate, options: LineFilesOptions = {}) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     this.dir = realpathSync(dir);
-    const st = lstatSync(this.dir);
-    if (!st.isDirectory()) throw new Error(`--statusline-dir: ${dir} is not a folder`);
     // A statusline prints DIR/<pid> as it is: a file someone else could plant or replace there would
     // reach the terminal (escapes and all) and, touched, pass the freshness test.
-    if (process.getuid !== undefined && st.uid !== process.getuid()) {
-      throw new Error(`--statusline-dir: ${this.dir} is not this user's; give it a folder of your own`);
-    }
-    if ((st.mode & 0o022) !== 0) {
-      throw new Error(`--statusline-dir: ${this.dir} may be written by others (mode ${(st.mode & 0o777).toString(8)}); chmod go-w it`);
+    try {
+      this.folder = new OwnedFolder(this.dir, dir);
+    } catch (error) {
+      throw new Error(`--statusline-dir: ${(error as Error).message}`);
     }
     this.seconds = (options.mtimeGranularity ?? (process.platform === 'darwin' ? 'seconds' : 'fine')) === 'seconds';
     this.onError = options.onError ?? (() => {});
@@ -199,7 +200,7 @@ export class LineFiles {
    * changed: their files are rewritten even when the line is the same, to stay newer than the record.
    */
   update(records: readonly SessionRecord[], touched: ReadonlySet<number> = new Set()): void {
-    if (this.closed) return;
+    if (this.closed || !this.folderIsOurs()) return;
     const byPid = new Map<number, SessionRecord[]>();
     for (const r of records) {
       if (!hasLineFile(r)) continue;
@@ -225,18 +226,46 @@ export class LineFiles {
         // The file there now holds an older line, and may still test newer than its record: it goes,
         // and the statusline falls back until a write succeeds (and close() would not know it).
         this.written.delete(pid);
+        // A folder that stopped being ours meanwhile is reported (once) instead of the failed write.
+        if (!this.folderIsOurs()) return;
         this.unlink(join(this.dir, String(pid)));
         this.onError(error);
       }
     }
   }
 
+  /**
+   * Whether DIR is still the folder taken at the start, behind a path nobody else can change: checked
+   * before anything is written or removed there. A problem is reported once, until it is gone.
+   */
+  private folderIsOurs(): boolean {
+    try {
+      this.folder.verify();
+      this.problem = undefined;
+      return true;
+    } catch (error) {
+      const message = (error as Error).message;
+      if (message !== this.problem) this.onError(error);
+      this.problem = message;
+      return false;
+    }
+  }
+
   private write(pid: number, content: string, own: readonly SessionRecord[]): void {
     const temp = join(this.dir, `.${pid}.${randomBytes(6).toString('hex')}.tmp`);
     try {
-      writeFileSync(temp, content, { mode: 0o600, flag: 'wx' });
+      const fd = openSync(temp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600);
+      let written;
+      try {
+        writeFileSync(fd, content);
+        written = fstatSync(fd, { bigint: true });
+      } finally {
+        closeSync(fd);
+      }
       if (this.seconds) this.bumpMtime(temp, own);
       renameSync(temp, join(this.dir, String(pid)));
+      // The folder may have been swapped between the check and the rename: the name must be our file.
+      this.folder.holds(String(pid), written);
     } catch (error) {
       this.unlink(temp);
       throw error;
@@ -269,7 +298,7 @@ export class LineFiles {
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    for (const pid of this.written.keys()) this.unlink(join(this.dir, String(pid)));
+    if (this.folderIsOurs()) for (const pid of this.written.keys()) this.unlink(join(this.dir, String(pid)));
     this.written.clear();
     const path = join(this.dir, LOCK_FILE);
     const holder = this.readLock(path);

@@ -2,7 +2,7 @@
  * The file system steps of the prune protocol (docs/prune.md), each one system call or two, each safe
  * to be killed in: the protocol (protocol.ts) decides which to take, these only take them.
  */
-import { linkSync, lstatSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, linkSync, lstatSync, openSync, readdirSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { processStartToken } from '../../backend/index.js';
 import { ourPidDomain } from '../domain.js';
@@ -45,13 +45,33 @@ export interface Ticket {
 /**
  * Step 1, claimed: creates the journal (O_CREAT|O_EXCL, never through a symlink) before anything
  * moves, so a crash after the move leaves a journal beside the copy. Its name carries our PID, so a
- * crash between creating and writing it still tells whose it was. Throws what the folder refused.
+ * crash between creating and writing it still tells whose it was. Throws what the folder refused;
+ * a journal created but not written (a full disk: ENOSPC, EDQUOT) is unlinked first, since no other
+ * prune adopts it while this process lives and a long-lived one would pile them up.
  */
 export function claim(dir: string, name: string): Ticket {
   const aside = asideNameFor(name, crypto().randomBytes(8).toString('hex'));
   const journal = journalNameFor(aside, process.pid);
-  writeFileSync(join(dir, journal), ownerBody(), { flag: 'wx', mode: 0o600 });
+  const fd = openSync(join(dir, journal), 'wx', 0o600);
+  let open = true;
+  try {
+    writeFileSync(fd, ownerBody());
+    open = false;
+    closeSync(fd); // where writes are deferred (NFS), close is where ENOSPC shows
+  } catch (err) {
+    if (open) closeQuietly(fd);
+    unlinkQuietly(dir, journal); // ours: O_EXCL made it, and its name holds our PID and fresh random hex
+    throw err;
+  }
   return { dir, name, aside, journal };
+}
+
+function closeQuietly(fd: number): void {
+  try {
+    closeSync(fd);
+  } catch {
+    // a close that fails has released the descriptor all the same
+  }
 }
 
 /** Runs one step: true when it was done, false when its file was already gone; throws other refusals. */
