@@ -3,7 +3,7 @@
  * beside plain C and plain Node baselines in the same run, prints markdown tables, writes
  * bench/results/latest.md and bench/results/scaling.svg, and ends every process it started.
  * `--quick` (or BENCH_QUICK=1) runs fewer rounds, for checking the harness itself; `--wall` ranks by
- * wall time instead of CPU time.
+ * wall time instead of CPU time; `--only scan,probe` runs just those sections (by their first word).
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +25,8 @@ const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
 setClock(process.argv.includes('--wall') ? 'wall' : 'cpu');
 const SIZES = [10, 100, 1000, 10000];
+const onlyAt = process.argv.indexOf('--only');
+const only = onlyAt > 0 ? new Set(process.argv[onlyAt + 1]?.split(',')) : undefined;
 
 /** Compiles bench/c/*.c with cc -O2 into bench/build/ (git-ignored). */
 function compileBaselines() {
@@ -64,6 +66,7 @@ async function main() {
   }
   const parts = [];
   const targets = [];
+  const regressions = [];
   let series = [];
   try {
     const libs = { native: await loadBackend('native'), js: await loadBackend('js'), ps: await loadBackend('ps') };
@@ -75,11 +78,13 @@ async function main() {
       ['whole process', processSection],
       ['statusline', statuslineSection],
     ]) {
+      if (only && !only.has(label.split(' ')[0])) continue;
       const started = Date.now();
       const result = await section(context);
       console.error(`bench: ${label} took ${((Date.now() - started) / 1000).toFixed(1)} s`);
       parts.push(result.markdown);
       targets.push(...result.targets);
+      regressions.push(...(result.regressions ?? []));
       if (result.series) series = result.series;
     }
   } finally {
@@ -113,6 +118,10 @@ async function main() {
     writeFileSync(here('./results/scaling.svg'), scalingChart(series, 'claude-ps: full registry scan vs N'));
   }
   if (left.length) process.exitCode = 1;
+  if (regressions.length) {
+    console.error(`bench: FAILED: ${regressions.join('; ')}`);
+    process.exitCode = 1;
+  }
 }
 
 await main();

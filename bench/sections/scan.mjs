@@ -1,5 +1,8 @@
 /** Full registry scan: liveRecords() per backend, a plain C reader and a straightforward Node reader. */
+import { fileURLToPath } from 'node:url';
 import { straightforwardLiveRecords } from '../lib/baselines.mjs';
+import { ourPidDomain } from '../lib/fixtures.mjs';
+import { tunedLiveRecords } from '../lib/peers.mjs';
 import { fmtRatio, fmtTime, table, targetLine } from '../lib/format.mjs';
 import { asBackend } from '../lib/instances.mjs';
 import { cProgram, inProcess, interleaved } from '../lib/measure.mjs';
@@ -9,12 +12,17 @@ export const SCAN_NAMES = {
   native: 'native `liveRecords()`',
   js: 'JS `liveRecords()`',
   node: 'straightforward Node reader',
+  tuned: 'tuned pure-JS peer',
+  python: 'Python stdlib peer',
 };
+
+const PYTHON_PEER = fileURLToPath(new URL('../py/scan.py', import.meta.url));
 
 export function scanSection({ libs, fixtures, bins, quick }) {
   const sizes = [...fixtures.registries.keys()];
   const results = new Map();
   const problems = [];
+  const domain = ourPidDomain();
   for (const n of sizes) {
     const { configDir, sessionsDir, expectedLive } = fixtures.registries.get(n);
     const expect = (name, count) => {
@@ -29,8 +37,10 @@ export function scanSection({ libs, fixtures, bins, quick }) {
           ]
         : []),
       inProcess(SCAN_NAMES.node, () => straightforwardLiveRecords(sessionsDir)),
+      inProcess(SCAN_NAMES.tuned, () => tunedLiveRecords(sessionsDir, domain)),
+      cProgram(SCAN_NAMES.python, 'python3', [PYTHON_PEER, sessionsDir, domain], ([live]) => expect(SCAN_NAMES.python, live)),
     ];
-    for (const impl of impls.slice(1)) expect(impl.name, impl.call().length);
+    for (const impl of impls) if (impl.call) expect(impl.name, impl.call().length);
     results.set(n, interleaved(impls, { rounds: quick ? 3 : n >= 10000 ? 5 : 9 }));
   }
   const get = (n, key) => results.get(n).get(SCAN_NAMES[key]);
@@ -67,6 +77,24 @@ export function scanSection({ libs, fixtures, bins, quick }) {
       ratio(1000, 'node', 'native') >= 3,
     ),
   ];
+  // The issue-24 table: every reader as a ratio to the C reader, one row per reader, one column per N.
+  const peerRows = ['c', 'tuned', 'python', 'node', 'native', 'js']
+    .filter((key) => get(sizes[0], key) !== undefined)
+    .map((key) => [SCAN_NAMES[key], ...sizes.map((n) => fmtRatio(get(n, key), get(n, 'c')))]);
+  const regressions = [];
+  for (const n of sizes) {
+    if (get(n, 'js') === undefined) continue;
+    for (const peer of ['tuned', 'python']) {
+      const met = get(n, 'js') < get(n, peer);
+      targets.push(
+        targetLine(`full scan, JS backend ahead of the ${SCAN_NAMES[peer]}, N = ${n.toLocaleString('en-US')}`,
+          `${fmtRatio(get(n, 'js'), get(n, 'c'))} vs ${fmtRatio(get(n, peer), get(n, 'c'))}`, 'below', met),
+      );
+      // The regression check: the JS backend serves wherever no addon loads, so falling behind the
+      // tuned pure-JS reader fails the bench.
+      if (!met && peer === 'tuned') regressions.push(`JS backend behind the ${SCAN_NAMES[peer]} at N=${n}`);
+    }
+  }
   const markdown = [
     '## Full registry scan (`liveRecords()`, in process, warm page cache)',
     '',
@@ -74,10 +102,14 @@ export function scanSection({ libs, fixtures, bins, quick }) {
       'The C reader is `bench/c/scan.c`; the Node reader is `bench/lib/baselines.mjs`.',
     '',
     table(header, rows),
+    '',
+    'Ratios to the C reader (in process, medians of interleaved rounds; the peers follow the rules in bench/README.md):',
+    '',
+    table(['reader', ...sizes.map((n) => `N=${n.toLocaleString('en-US')}`)], peerRows),
     ...(problems.length ? ['', `Disagreements: ${problems.join('; ')}`] : []),
   ].join('\n');
   const series = Object.entries(SCAN_NAMES)
     .filter(([key]) => get(sizes[0], key) !== undefined)
     .map(([key, name]) => ({ name, points: sizes.map((n) => [n, get(n, key)]) }));
-  return { markdown, targets, series };
+  return { markdown, targets, series, regressions: [...regressions, ...problems] };
 }

@@ -144,6 +144,17 @@ describe.each(BACKENDS)('safe reads (%s backend)', (backendName) => {
     expect(whole.bytes.toString()).toMatch(/^Name:/);
   });
 
+  it("a batch's bytes are its own: the next read (into the same scratch buffer) does not change them", () => {
+    reg.write(0, { pid: 11, sessionId: 'first' }, '11.json');
+    reg.write(0, { pid: 12, sessionId: 'second-and-longer' }, '12.json');
+    const first = readFiles(reg.sessions, ['11.json'], 256 * 1024);
+    const text = first.bytes.toString();
+    const second = readFiles(reg.sessions, ['12.json', '11.json'], 256 * 1024);
+    expect(first.bytes.toString()).toBe(text);
+    expect(JSON.parse(text).sessionId).toBe('first');
+    expect(second.bytes.toString()).toContain('second-and-longer');
+  });
+
   it('a name beyond a safe integer is a candidate that no record can match', () => {
     const name = '99999999999999999999.json';
     reg.write(0, { pid: 99999999999999999999, sessionId: 's' }, name);
