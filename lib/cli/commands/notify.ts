@@ -135,6 +135,8 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
       schedule();
     };
 
+    const live = watcher.records().filter((r) => r.live).length;
+    report(`watching ${live} live session${live === 1 ? '' : 's'}; notifying via ${sender.name}`);
     for (const notice of transitions.start(watcher.records(), ctx.flags.initial === true)) offer(notice);
     watcher.on('change', (event) => offer(transitions.next(event)));
     watcher.on('error', (error: unknown) => report(error instanceof Error ? error.message : String(error)));
