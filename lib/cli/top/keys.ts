@@ -34,7 +34,7 @@ export function parseKeys(input: string): Key[] {
       i++;
       continue;
     }
-    const code = c.codePointAt(0)!;
+    const code = input.codePointAt(i)!;
     const char = String.fromCodePoint(code);
     i += char.length;
     if (c === '\r' || c === '\n') keys.push({ name: 'enter' });

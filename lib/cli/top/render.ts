@@ -145,10 +145,11 @@ export function renderFrame(f: Frame, width: number, height: number, paint: Pain
     else lines.push(row.waiting ? paint.yellow(line) : line);
   });
   if (f.rows.length === 0) lines.push(fit(f.filter ? `  no live session matches "${f.filter}"` : '  no live sessions', width));
+  if (height === 1) return [lines[0]!];
   while (lines.length < height - 1) lines.push(' '.repeat(width));
-  lines.length = Math.min(lines.length, height - 1);
-  if (height >= 2) lines.push(footer(f, width, paint));
-  return lines.slice(0, height);
+  lines.length = height - 1;
+  lines.push(footer(f, width, paint));
+  return lines;
 }
 
 /** The first row to draw so that the selected one is visible in `room` rows. */
