@@ -3,7 +3,7 @@
  * SIGINT, SIGTERM, SIGHUP, an uncaught error, Ctrl-C as a key; and Ctrl-Z hands it back until resumed.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { builtCli, removeCopy } from '../cli/run-cli.js';
+import { builtCli, removeCopy, runCli } from '../cli/run-cli.js';
 import { endAll } from '../helpers/processes.js';
 import { makeRegistry, type RegistryFixture } from '../helpers/registry-fixture.js';
 import { startSession } from './helpers.js';
@@ -40,6 +40,17 @@ async function startTop(tmux: Tmux, env = ''): Promise<number> {
   expect(tmux.format('#{alternate_on}')).toBe('1');
   return pid;
 }
+
+describe('top without a terminal', () => {
+  it('refuses to start when stdin or stdout is not a terminal (exit 1, one line), and takes no --json', () => {
+    const r = runCli(cli, ['top', '--config-dir', reg.configDir]);
+    expect(r).toMatchObject({ status: 1, stdout: '' });
+    expect(r.stderr).toBe('claude-ps: top needs a terminal on stdin and stdout (for scripts: claude-ps list, or claude-ps watch)\n');
+    const json = runCli(cli, ['top', '--json', '--config-dir', reg.configDir]);
+    expect(json.status).toBe(2);
+    expect(json.stderr).toMatch(/^claude-ps: top: --json does not apply/);
+  });
+});
 
 describe.skipIf(!hasTmux)('top restores the terminal', () => {
   for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143], ['SIGHUP', 129]] as const) {

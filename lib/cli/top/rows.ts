@@ -82,8 +82,18 @@ export function matches(row: Row, filter: string): boolean {
   );
 }
 
+// The watcher hands back the same frozen record until its file or verdict changes: a frame a second
+// over a thousand sessions sanitises only what changed.
+const made = new WeakMap<SessionRecord, Row>();
+function cachedRow(r: SessionRecord, home: string | undefined): Row {
+  if (home !== undefined) return rowOf(r, home);
+  let row = made.get(r);
+  if (!row) made.set(r, (row = rowOf(r)));
+  return row;
+}
+
 /** The rows to show: live records only, filtered, in `sort` order (ties by PID, then path). */
 export function topRows(records: readonly SessionRecord[], filter: string, sort: Sort, home?: string): Row[] {
-  const rows = records.filter((r) => r.live).map((r) => rowOf(r, home)).filter((row) => matches(row, filter));
+  const rows = records.filter((r) => r.live).map((r) => cachedRow(r, home)).filter((row) => matches(row, filter));
   return rows.sort((a, b) => COMPARE[sort](a, b) || a.pid - b.pid || byText(a.key, b.key));
 }
