@@ -78,6 +78,7 @@ describe('notify', () => {
     early.update({ status: 'waiting', waitingFor: 'permission prompt' });
     await until(() => stub.calls().length === 2, 'a second notification');
     expect(titles()).toEqual(['Claude Code: later needs you', 'Claude Code: already-waiting needs you']);
+    await until(() => run.stdout().trim().split('\n').length === 2, 'two lines on stdout');
     const lines = run.stdout().trim().split('\n').map((l) => JSON.parse(l));
     expect(lines.map((l) => l.events.map((e: { pid: number }) => e.pid))).toEqual([[later.pid], [early.pid]]);
   });
@@ -124,6 +125,19 @@ describe('notify', () => {
     await until(() => stub.calls().length === 2, 'the ended notification', 5000);
     await pause(300);
     expect(titles()).toEqual(['Claude Code: theirs finished its turn', 'Claude Code: theirs ended']);
+  });
+
+  it('keeps statusline line files too (--statusline-dir): one process serves both', async () => {
+    reg = makeRegistry();
+    const a = startSession(reg, { name: 'alpha', status: 'busy' });
+    const b = startSession(reg, { name: 'beta', status: 'busy' });
+    const lines = join(reg.configDir, 'lines');
+    await startNotify(['--statusline-dir', lines, '--rate-limit', '10']);
+    a.update({ status: 'waiting', waitingFor: 'permission prompt' });
+    await until(() => stub.calls().length === 1, 'the notification');
+    // b's line names the waiting alpha, as `watch --statusline-dir` would write it.
+    await until(() => existsSync(join(lines, String(b.pid))) && readFileSync(join(lines, String(b.pid)), 'utf8').includes('alpha (permission prompt)'), "beta's line file");
+    expect(titles()).toEqual(['Claude Code: alpha needs you']);
   });
 
   it('passes hostile text as sanitised, bounded arguments', async () => {

@@ -36,6 +36,13 @@ describe('transitions', () => {
     expect(new Transitions(new Set(['waiting'])).start([waiting, rec({ path: '/x/8.json', status: 'waiting', live: false, verdict: 'gone' })], true)).toHaveLength(1);
   });
 
+  it('the watcher\'s own added events for the records seen at start announce nothing', () => {
+    const t = new Transitions(new Set(['waiting']));
+    const waiting = rec({ status: 'waiting' });
+    t.start([waiting], false);
+    expect(t.next({ type: 'added', record: waiting })).toBeUndefined();
+  });
+
   it('a session that appears already waiting after the start is announced', () => {
     const t = new Transitions(new Set(['waiting']));
     t.start([], false);

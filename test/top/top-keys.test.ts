@@ -93,6 +93,34 @@ describe.skipIf(!hasTmux || process.platform !== 'linux')('the jump key', () => 
     }
   });
 
+  it('switches the client to another tmux session whose pane holds the session', async () => {
+    const reg = makeRegistry();
+    // The inner server holds top (session "one") and the Claude session (session "two"); the outer
+    // one's pane is a terminal for an attached client of the inner one, as a person's would be.
+    const inner = openTmux(80, 24);
+    const outer = openTmux(80, 24);
+    try {
+      const pidFile = join(inner.dir, 'two-pid');
+      inner.run('new-session', '-d', '-s', 'two', `sh -c 'echo $$ > ${pidFile}; exec sleep 300'`);
+      await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 'session two');
+      const twoPid = Number(readFileSync(pidFile, 'utf8'));
+      await until(() => readFileSync(`/proc/${twoPid}/comm`, 'utf8').trim() === 'sleep', 'the exec');
+      reg.write(twoPid, liveRecord(twoPid, { name: 'in-session-two', status: 'waiting' }));
+      outer.type(`env -u TMUX tmux -L ${inner.socket} -f /dev/null attach -t main`);
+      outer.keys('Enter');
+      await until(() => inner.run('list-clients', '-F', '#{client_session}').trim() === 'main', 'the attached client');
+      await inner.start(`${process.execPath} ${cli} top --config-dir ${reg.configDir}`);
+      await inner.until((l) => rowOf(l, 'in-session-two') > 0, 'the row');
+      inner.keys('Enter');
+      await until(() => inner.run('list-clients', '-F', '#{client_session}').trim() === 'two', 'the client to switch to session two', 5000);
+      await outer.until((l) => !l.some((x) => x.includes('in-session-two')), 'the outer terminal showing session two');
+    } finally {
+      outer.close();
+      inner.close();
+      reg.remove();
+    }
+  });
+
   it('outside tmux says how to reach the session', async () => {
     const reg = makeRegistry();
     const tmux = openTmux();

@@ -83,7 +83,8 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
       }
     };
     const sender = chooseSender(ctx.flags.via as Via | undefined, ctx.env, report);
-    const watcher = watchRegistry(ctx.configDirs, { ...options, initial: false });
+    // With its initial `added` events: --statusline-dir builds its view from them.
+    const watcher = watchRegistry(ctx.configDirs, options);
     let outputs;
     try {
       outputs = startWatchOutputs(watcher, ctx.flags, ctx.env, report);

@@ -77,7 +77,8 @@ export class Transitions {
     this.last.set(r.path, r);
     if (event.type === 'died') return before?.live !== false && this.wanted.has('died') ? noticeOf('died', r) : undefined;
     if (!r.live) return undefined;
-    const was = event.type === 'added' ? undefined : (before ?? event.previous).status;
+    // The watcher's own `added` for a record start() already saw compares with what start() saw.
+    const was = before !== undefined ? before.status : event.type === 'added' ? undefined : event.previous.status;
     if (r.status === 'waiting' && was !== 'waiting') return this.wanted.has('waiting') ? noticeOf('waiting', r) : undefined;
     if (r.status === 'idle' && was === 'busy') return this.wanted.has('done') ? noticeOf('done', r) : undefined;
     return undefined;
