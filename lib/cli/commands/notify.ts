@@ -131,7 +131,9 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     };
     const offer = (notice: Notice | undefined) => {
       if (!notice || isOwn(notice.record)) return;
-      const due = limiter.offer(notice, Date.now());
+      const now = Date.now();
+      limiter.sweep(now); // keeps its memory to the sessions of the last --per-session window
+      const due = limiter.offer(notice, now);
       if (due) send(due.notices);
       schedule();
     };

@@ -97,7 +97,7 @@ export function runTop(options: TopOptions): Promise<number> {
     }
   };
 
-  return new Promise<number>((resolve) => {
+  return new Promise<number>((resolve, reject) => {
     let done = false;
     const page = () => Math.max(1, term.size.height - 4);
 
@@ -184,6 +184,10 @@ export function runTop(options: TopOptions): Promise<number> {
 
     function finish(code: number): void {
       if (done) return;
+      cleanup();
+      resolve(code);
+    }
+    function cleanup(): void {
       done = true;
       clearInterval(tick);
       watcher.close();
@@ -196,7 +200,6 @@ export function runTop(options: TopOptions): Promise<number> {
       process.removeListener('unhandledRejection', onCrash);
       process.removeListener('exit', onExit);
       input.pause();
-      resolve(code);
     }
 
     process.on('uncaughtException', onCrash);
@@ -210,10 +213,17 @@ export function runTop(options: TopOptions): Promise<number> {
       say(`watch: ${error instanceof Error ? error.message : String(error)}`);
       redraw();
     });
-    term.enter();
-    draw(); // the first screen, from the watcher's first synchronous read
-    input.on('data', onData);
-    input.resume();
+    try {
+      term.enter();
+      draw(); // the first screen, from the watcher's first synchronous read
+      input.on('data', onData);
+      input.resume();
+    } catch (error) {
+      // Thrown here, it would reject this promise rather than reach onCrash: the screen goes back first.
+      cleanup();
+      reject(error);
+      return;
+    }
     if (env.CLAUDE_PS_TOP_FAULT === 'throw') {
       // Test-only: an error nobody catches, to prove the terminal is restored on a crash (test/top/).
       setTimeout(() => {
