@@ -4,7 +4,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtCli, removeCopy, runCli } from '../cli/run-cli.js';
-import { endAll } from '../helpers/processes.js';
+import { mkdirSync, mkdtempSync, rmSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { endAll, hasSetpriv, isRoot } from '../helpers/processes.js';
 import { makeRegistry, type RegistryFixture } from '../helpers/registry-fixture.js';
 import { startSession } from './helpers.js';
 import { hasTmux, openTmux, PROMPT, type Tmux } from './tmux.js';
@@ -49,6 +52,25 @@ describe('top without a terminal', () => {
     const json = runCli(cli, ['top', '--json', '--config-dir', reg.configDir]);
     expect(json.status).toBe(2);
     expect(json.stderr).toMatch(/^claude-ps: top: --json does not apply/);
+  });
+});
+
+describe.skipIf(!hasTmux || !isRoot || !hasSetpriv)('top on a folder it cannot list', () => {
+  it('is an error on the shell screen (exit 1), never an empty view', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cps-top-unlistable-'));
+    mkdirSync(join(dir, 'sessions'), { mode: 0o700 });
+    chmodSync(dir, 0o755);
+    const tmux = openTmux();
+    try {
+      await tmux.start(`setpriv --reuid=65534 --regid=65534 --clear-groups ${process.execPath} ${cli} top --config-dir ${dir}`);
+      const lines = await tmux.until((l) => l.includes('EXIT=1'), 'the exit');
+      expect(lines.join('')).toMatch(/claude-ps: cannot list .*sessions \(EACCES\)/);
+      expect(lines.some((l) => l.includes('sessions:'))).toBe(false);
+      expect(tmux.format('#{alternate_on}')).toBe('0');
+    } finally {
+      tmux.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

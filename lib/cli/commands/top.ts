@@ -14,7 +14,8 @@ cwd, and the config dir when the terminal is wide. Waiting sessions come first, 
 first. Keys: q quit; up/down or j/k select; / filter; s sort (waiting, name, pid, started, cwd);
 p prune the dead claims counted in the header (asks first); Enter jump to the selected session's
 tmux pane, or say how to reach it. Needs a terminal; the screen is restored on q, Ctrl-C, SIGINT,
-SIGTERM, SIGHUP and on an error. NO_COLOR (or --color never) draws without colour (docs/top.md).`,
+SIGTERM, SIGHUP (exit 130, 143, 129) and on an error. NO_COLOR (or --color never) draws without
+colour (docs/top.md).`,
   flags: {
     interval: { type: 'integer', value: 'MS', help: 'liveness re-probe period in ms (default 1000)' },
   },
