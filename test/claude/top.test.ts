@@ -6,17 +6,10 @@
 import type { ChildProcess } from 'node:child_process';
 import { afterAll, expect, it } from 'vitest';
 import { cliEnv, startCli } from '../cli/run-cli.js';
+import { until } from '../helpers/processes.js';
 import { stubNotifySend, type Stub } from '../notify/stub.js';
 import { openTmux, type Tmux } from '../top/tmux.js';
 import { describeWithClaude, useHarness } from './suite.js';
-
-async function until(check: () => boolean, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 describeWithClaude('top and notify on real Claude Code', () => {
   const h = useHarness();
@@ -46,7 +39,7 @@ describeWithClaude('top and notify on real Claude Code', () => {
     });
     let notes = '';
     notifier.stderr!.on('data', (d: Buffer) => (notes += d.toString()));
-    await until(() => notes.includes('watching 3 live sessions'), 'notify to start');
+    await until(() => notes.includes('watching 3 live sessions'), 'notify to start', 60_000);
 
     await busy1!.send('SLOW 150000 hi');
     await wait1!.send('TOOL');
@@ -64,7 +57,7 @@ describeWithClaude('top and notify on real Claude Code', () => {
     // Waiting first.
     expect(lines.indexOf(row(lines, wait1!.pid))).toBe(2);
 
-    await until(() => stub!.calls().length >= 1, 'the notification');
+    await until(() => stub!.calls().length >= 1, 'the notification', 60_000);
     await wait1!.approve();
     await new Promise((r) => setTimeout(r, 2000));
     const calls = stub.calls();

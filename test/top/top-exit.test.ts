@@ -52,6 +52,11 @@ describe('top without a terminal', () => {
     const json = runCli(cli, ['top', '--json', '--config-dir', reg.configDir]);
     expect(json.status).toBe(2);
     expect(json.stderr).toMatch(/^claude-ps: top: --json does not apply/);
+    for (const command of ['top', 'notify']) {
+      const r = runCli(cli, [command, '--interval', '5', '--config-dir', reg.configDir]);
+      expect(r.status, command).toBe(2);
+      expect(r.stderr).toBe('claude-ps: --interval must be a number from 10 to 2147483647 (got 5)\n');
+    }
   });
 });
 

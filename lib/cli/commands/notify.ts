@@ -4,11 +4,11 @@
  * (docs/top.md). With --statusline-dir it is also the watcher a statusline reads: one process serves both.
  */
 import { watchHangup } from '../../backend/exits.js';
-import { watchSettings } from '../../registry/watch/options.js';
 import { watch as watchRegistry } from '../../registry/watch/watch.js';
 import type { SessionRecord } from '../../registry/types.js';
 import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
+import { intervalFlag } from '../interval.js';
 import { Limiter } from '../notify/limiter.js';
 import { chooseSender, VIAS, type Via } from '../notify/senders.js';
 import { NOTIFY_EVENTS, Transitions, type Notice, type NotifyEvent } from '../notify/transitions.js';
@@ -68,13 +68,7 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     const wanted = parseOn(ctx.flags.on as string | undefined);
     const gap = (ctx.flags['rate-limit'] as number | undefined) ?? DEFAULT_GAP_MS;
     const perSession = (ctx.flags['per-session'] as number | undefined) ?? DEFAULT_PER_SESSION_MS;
-    const interval = ctx.flags.interval as number | undefined;
-    const options = { env: ctx.env, interval };
-    try {
-      watchSettings(options);
-    } catch (error) {
-      throw new UsageError((error as Error).message.replace(/^watch: options\.interval /, '--interval '));
-    }
+    const options = { env: ctx.env, interval: intervalFlag(ctx.flags) };
     const report = (line: string) => {
       try {
         err(`claude-ps notify: ${line}\n`);

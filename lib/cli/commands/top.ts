@@ -1,7 +1,7 @@
 /** `claude-ps top`: a full-screen live view of the sessions, driven by `watch` (docs/top.md). */
-import { watchSettings } from '../../registry/watch/options.js';
 import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
+import { intervalFlag } from '../interval.js';
 import { configDirList } from './list.js';
 
 export const top: Command = {
@@ -21,12 +21,7 @@ colour (docs/top.md).`,
   },
   async run(ctx) {
     if (ctx.json) throw new UsageError('top: --json does not apply (for a stream of changes: claude-ps watch)');
-    const interval = ctx.flags.interval as number | undefined;
-    try {
-      watchSettings({ interval });
-    } catch (error) {
-      throw new UsageError((error as Error).message.replace(/^watch: options\.interval /, '--interval '));
-    }
+    const interval = intervalFlag(ctx.flags);
     // The view's code loads only here: the library import and the statusline never pay for it.
     const { runTop } = await import('../top/app.js');
     return runTop({ configDirs: configDirList(ctx.configDirs, ctx.env), env: ctx.env, interval, paint: ctx.paint });
