@@ -6,7 +6,7 @@
  * Writes are synchronous and never throw: after a hangup the terminal is gone, and a failed write
  * must not turn an orderly exit into a crash.
  */
-import { writeSync } from 'node:fs';
+import { out } from '../output.js';
 import type { ReadStream, WriteStream } from 'node:tty';
 
 const ENTER = '\x1b[?1049h\x1b[?25l\x1b[?7l\x1b[H\x1b[2J';
@@ -26,9 +26,11 @@ export class Terminal {
 
   write(text: string): void {
     try {
-      writeSync(1, text);
+      // out() writes everything, waiting out EAGAIN on a terminal Node made non-blocking.
+      out(text);
     } catch {
-      // EIO after a hangup, EAGAIN on a stalled terminal: the next frame redraws what changed
+      // EIO after a hangup: what is on screen is unknown, so the next frame repaints every line
+      this.lines = [];
     }
   }
 
@@ -68,7 +70,7 @@ export class Terminal {
     }
     if (lines.length < this.lines.length) text += `\x1b[${lines.length + 1};1H\x1b[J`;
     this.lines = [...lines];
-    if (text) this.write(text);
+    if (text) this.write(text); // on a failed write it forgets these lines again
   }
 
   /** Forgets what is on screen: the next draw repaints every line (after a resize or a resume). */
