@@ -7,7 +7,7 @@ import { builtCli, removeCopy, runCli } from '../cli/run-cli.js';
 import { mkdirSync, mkdtempSync, rmSync, chmodSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { endAll, hasSetpriv, isRoot } from '../helpers/processes.js';
+import { endAll, hasSetpriv, isRoot, procState, until } from '../helpers/processes.js';
 import { makeRegistry, type RegistryFixture } from '../helpers/registry-fixture.js';
 import { startSession } from './helpers.js';
 import { hasTmux, openTmux, PROMPT, type Tmux } from './tmux.js';
@@ -92,6 +92,18 @@ describe.skipIf(!hasTmux)('top restores the terminal', () => {
       }
     });
   }
+
+  it('ends when its terminal really goes away (the pane killed), without spinning on a dead tty', async () => {
+    const tmux = openTmux();
+    try {
+      tmux.run('new-window', '-d', '-t', 'main:3', 'sh');
+      const pid = await startTop(tmux);
+      tmux.run('kill-pane', '-t', 'main:0');
+      await until(() => procState(pid) === undefined, 'top to end after the hangup', 10_000);
+    } finally {
+      tmux.close();
+    }
+  });
 
   it('on an uncaught error: the message is on the shell screen, exit 1', async () => {
     const tmux = openTmux();
