@@ -7,7 +7,7 @@ import type { Command } from '../command.js';
 
 export const COMMAND_NAMES = [
   'list', 'count', 'summary', 'has-interactive', 'prune', 'snapshot', 'watch', 'probe', 'doctor', 'demo',
-  'statusline',
+  'statusline', 'top', 'notify',
 ] as const;
 
 const LOADERS: Record<(typeof COMMAND_NAMES)[number], () => Promise<Command>> = {
@@ -22,6 +22,8 @@ const LOADERS: Record<(typeof COMMAND_NAMES)[number], () => Promise<Command>> = 
   doctor: () => import('./doctor.js').then((m) => m.doctor),
   demo: () => import('./demo.js').then((m) => m.demo),
   statusline: () => import('./statusline.js').then((m) => m.statusline),
+  top: () => import('./top.js').then((m) => m.top),
+  notify: () => import('./notify.js').then((m) => m.notify),
 };
 
 export function isCommandName(name: string): name is (typeof COMMAND_NAMES)[number] {

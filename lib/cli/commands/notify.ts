@@ -1,0 +1,154 @@
+/**
+ * `claude-ps notify`: a watcher that sends a desktop notification when a session starts waiting (and,
+ * when asked, finishes a turn or ends), rate-limited, never for this terminal's own session
+ * (docs/top.md). With --statusline-dir it is also the watcher a statusline reads: one process serves both.
+ */
+import { watchHangup } from '../../backend/exits.js';
+import { watch as watchRegistry } from '../../registry/watch/watch.js';
+import type { SessionRecord } from '../../registry/types.js';
+import { UsageError } from '../args.js';
+import type { Command } from '../command.js';
+import { intervalFlag } from '../interval.js';
+import { Limiter } from '../notify/limiter.js';
+import { chooseSender, VIAS, type Via } from '../notify/senders.js';
+import { NOTIFY_EVENTS, Transitions, type Notice, type NotifyEvent } from '../notify/transitions.js';
+import { err, jsonText, out } from '../output.js';
+import { findSelf } from '../statusline/self.js';
+import { startWatchOutputs, WATCH_OUTPUT_FLAGS } from '../statusline/watch-outputs.js';
+import { terminalOf } from '../terminal-of.js';
+
+const DEFAULT_GAP_MS = 2000;
+const DEFAULT_PER_SESSION_MS = 15_000;
+
+function parseOn(value: string | undefined): Set<NotifyEvent> {
+  if (value === undefined) return new Set(['waiting']);
+  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = names.find((n) => !(NOTIFY_EVENTS as readonly string[]).includes(n));
+  if (bad !== undefined || names.length === 0) {
+    throw new UsageError(`--on takes a comma-separated list of ${NOTIFY_EVENTS.join(', ')}, got ${JSON.stringify(value.slice(0, 80))}`);
+  }
+  return new Set(names as NotifyEvent[]);
+}
+
+/** The merged text when several notices leave at once. */
+function merged(notices: readonly Notice[]): { title: string; body: string } {
+  if (notices.length === 1) return { title: notices[0]!.title, body: notices[0]!.body };
+  const labels = notices.map((n) => n.label);
+  const body = labels.slice(0, 5).join(', ') + (labels.length > 5 ? ` and ${labels.length - 5} more` : '');
+  const waiting = notices.filter((n) => n.event === 'waiting').length;
+  const title = waiting === notices.length ? `Claude Code: ${notices.length} sessions need you` : `Claude Code: ${notices.length} session changes`;
+  return { title, body: body.slice(0, 160) };
+}
+
+export const notify: Command = {
+  name: 'notify',
+  summary: 'send a desktop notification when a session starts waiting (a watcher; runs until stopped)',
+  usage: 'notify [--via notify-send|osascript|osc] [--on waiting,done,died] [--initial] [options]',
+  plain: true,
+  details: `
+Watches the registry and notifies once per transition: a session that starts waiting (a permission
+prompt, a question); with --on also one that finishes a turn (done: busy to idle) or ends (died).
+Sessions already waiting when notify starts are not announced unless --initial; this terminal's own
+session (CLAUDE_PID, CLAUDE_CODE_SESSION_ID, or the same controlling terminal) never is. At most one
+notification per --rate-limit ms (what comes meanwhile is merged into the next one), and the same
+session's same event at most once per --per-session ms. The notifier is notify-send on a Linux desktop,
+osascript on macOS, else an OSC 9 / OSC 777 escape to this terminal; --via chooses. Each notification
+sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and --exec work as in
+\`watch\`, so one process can serve a statusline too. Ends on SIGINT, SIGTERM or SIGHUP (docs/top.md).`,
+  flags: {
+    via: { type: 'string', value: 'HOW', choices: VIAS, help: 'notify-send, osascript or osc (default: chosen for this machine)' },
+    on: { type: 'string', value: 'EVENTS', help: 'what to announce: waiting (default), done, died, comma-separated' },
+    initial: { type: 'boolean', help: 'also announce the sessions already waiting at start' },
+    'rate-limit': { type: 'integer', value: 'MS', help: `at most one notification per MS (default ${DEFAULT_GAP_MS})` },
+    'per-session': { type: 'integer', value: 'MS', help: `the same session's same event at most once per MS (default ${DEFAULT_PER_SESSION_MS})` },
+    interval: { type: 'integer', value: 'MS', help: 'liveness re-probe period in ms (default 1000)' },
+    ...WATCH_OUTPUT_FLAGS,
+  },
+  run(ctx) {
+    const wanted = parseOn(ctx.flags.on as string | undefined);
+    const gap = (ctx.flags['rate-limit'] as number | undefined) ?? DEFAULT_GAP_MS;
+    const perSession = (ctx.flags['per-session'] as number | undefined) ?? DEFAULT_PER_SESSION_MS;
+    const options = { env: ctx.env, interval: intervalFlag(ctx.flags) };
+    const report = (line: string) => {
+      try {
+        err(`claude-ps notify: ${line}\n`);
+      } catch {
+        // nowhere to report
+      }
+    };
+    const sender = chooseSender(ctx.flags.via as Via | undefined, ctx.env, report);
+    // With its initial `added` events: --statusline-dir builds its view from them.
+    const watcher = watchRegistry(ctx.configDirs, options);
+    let outputs;
+    try {
+      outputs = startWatchOutputs(watcher, ctx.flags, ctx.env, report);
+    } catch (error) {
+      watcher.close();
+      sender.close();
+      throw error;
+    }
+    // This terminal's own session: by what Claude Code tells its children, else by the terminal itself.
+    const ownTerminal = terminalOf('self')?.device;
+    const isOwn = (r: SessionRecord) => {
+      if (findSelf([r], ctx.env, undefined).records.length > 0) return true;
+      if (ownTerminal === undefined || r.verdict !== 'alive') return false;
+      return terminalOf(r.pid)?.device === ownTerminal;
+    };
+    const transitions = new Transitions(wanted);
+    const limiter = new Limiter(gap, perSession);
+    let timer: NodeJS.Timeout | undefined;
+
+    const send = (notices: Notice[]) => {
+      const m = merged(notices);
+      sender.send(m);
+      const line = {
+        time: Date.now(),
+        via: sender.name,
+        events: notices.map((n) => ({ event: n.event, pid: n.pid, sessionId: n.sessionId, label: n.label })),
+        title: m.title,
+        body: m.body,
+      };
+      out(ctx.json ? jsonText(line) + '\n' : `${new Date(line.time).toTimeString().slice(0, 8)}  ${m.title}  ${m.body}\n`);
+    };
+    const flush = () => {
+      timer = undefined;
+      const now = Date.now();
+      const due = limiter.release(now);
+      if (due) send(due.notices);
+      limiter.sweep(now);
+      schedule();
+    };
+    const schedule = () => {
+      const at = limiter.dueAt();
+      if (at === undefined || timer) return;
+      timer = setTimeout(flush, Math.max(0, at - Date.now()));
+    };
+    const offer = (notice: Notice | undefined) => {
+      if (!notice || isOwn(notice.record)) return;
+      const now = Date.now();
+      limiter.sweep(now); // keeps its memory to the sessions of the last --per-session window
+      const due = limiter.offer(notice, now);
+      if (due) send(due.notices);
+      schedule();
+    };
+
+    const live = watcher.records().filter((r) => r.live).length;
+    report(`watching ${live} live session${live === 1 ? '' : 's'}; notifying via ${sender.name}`);
+    for (const notice of transitions.start(watcher.records(), ctx.flags.initial === true)) offer(notice);
+    watcher.on('change', (event) => offer(transitions.next(event)));
+    watcher.on('error', (error: unknown) => report(error instanceof Error ? error.message : String(error)));
+    return new Promise<number>((resolve) => {
+      const stop = () => {
+        clearTimeout(timer);
+        outputs.close();
+        watcher.close();
+        sender.close();
+        resolve(0);
+      };
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+      process.once('SIGHUP', stop);
+      watchHangup(1, stop);
+    });
+  },
+};

@@ -1,0 +1,29 @@
+/** `claude-ps top`: a full-screen live view of the sessions, driven by `watch` (docs/top.md). */
+import { UsageError } from '../args.js';
+import type { Command } from '../command.js';
+import { intervalFlag } from '../interval.js';
+import { configDirList } from './list.js';
+
+export const top: Command = {
+  name: 'top',
+  summary: 'a full-screen live view of the sessions, waiting ones first (q quits)',
+  usage: 'top [--interval MS] [options]',
+  details: `
+One row per live session: name (else its folder), status and time in it, what it waits for, kind, PID,
+cwd, and the config dir when the terminal is wide. Waiting sessions come first, the longest-waiting
+first. Keys: q quit; up/down or j/k select; / filter; s sort (waiting, name, pid, started, cwd);
+p prune the dead claims counted in the header (asks first); Enter jump to the selected session's
+tmux pane, or say how to reach it. Needs a terminal; the screen is restored on q, Ctrl-C, SIGINT,
+SIGTERM, SIGHUP (exit 130, 143, 129) and on an error. NO_COLOR (or --color never) draws without
+colour (docs/top.md).`,
+  flags: {
+    interval: { type: 'integer', value: 'MS', help: 'liveness re-probe period in ms (default 1000)' },
+  },
+  async run(ctx) {
+    if (ctx.json) throw new UsageError('top: --json does not apply (for a stream of changes: claude-ps watch)');
+    const interval = intervalFlag(ctx.flags);
+    // The view's code loads only here: the library import and the statusline never pay for it.
+    const { runTop } = await import('../top/app.js');
+    return runTop({ configDirs: configDirList(ctx.configDirs, ctx.env), env: ctx.env, interval, paint: ctx.paint });
+  },
+};

@@ -1,0 +1,99 @@
+/**
+ * What `top` shows, from the watcher's records: one row per live session, its text already made safe
+ * for a terminal, filtered and sorted. Pure (the clock is an argument), so the order and the filter are
+ * testable without a terminal.
+ */
+import { basename, dirname } from 'node:path';
+import type { SessionRecord } from '../../registry/types.js';
+import { shortenHome } from '../format.js';
+import { sanitise } from '../statusline/view.js';
+
+export const SORTS = ['waiting', 'name', 'pid', 'started', 'cwd'] as const;
+export type Sort = (typeof SORTS)[number];
+
+export interface Row {
+  /** The record's file: a row's identity across refreshes (a PID can be reused, a path is one claim). */
+  key: string;
+  pid: number;
+  /** ' ' alive, '?' unverified (cannot tell), '~' foreign (another PID space). */
+  mark: string;
+  name: string;
+  status: string;
+  waiting: boolean;
+  /** Epoch ms the status was set, when the record says. */
+  since: number | undefined;
+  waitingFor: string;
+  kind: string;
+  cwd: string;
+  configDir: string;
+  startedAt: number | undefined;
+  record: SessionRecord;
+}
+
+// Record text is bounded before anything measures it: a 10 000-character name costs one cut, not a
+// 10 000-cluster walk on every frame.
+const FIELD_MAX = 200;
+
+const MARKS: Readonly<Record<string, string>> = { alive: ' ', unverified: '?', foreign: '~' };
+
+export function rowOf(r: SessionRecord, home?: string): Row {
+  const cwd = sanitise(shortenHome(r.cwd?.slice(0, 4096), home), FIELD_MAX);
+  const configDir = sanitise(shortenHome(dirname(dirname(r.path)), home), FIELD_MAX);
+  const folder = r.cwd === undefined ? '' : sanitise(basename(r.cwd.slice(0, 4096)), FIELD_MAX);
+  return {
+    key: r.path,
+    pid: r.pid,
+    mark: MARKS[r.verdict] ?? '?',
+    name: sanitise(r.name?.slice(0, 4 * FIELD_MAX), FIELD_MAX) || folder || '-',
+    status: sanitise(r.status, 16) || '-',
+    waiting: r.status === 'waiting',
+    since: r.statusUpdatedAt ?? r.updatedAt,
+    waitingFor: r.status === 'waiting' ? sanitise(r.waitingFor, 64) : '',
+    kind: sanitise(r.kind, 16),
+    cwd,
+    configDir,
+    startedAt: r.startedAt,
+    record: r,
+  };
+}
+
+const STATUS_ORDER: Readonly<Record<string, number>> = { waiting: 0, busy: 1, shell: 2, idle: 3 };
+const oldestFirst = (a: number | undefined, b: number | undefined) => (a ?? Infinity) - (b ?? Infinity);
+const newestFirst = (a: number | undefined, b: number | undefined) => (b ?? -Infinity) - (a ?? -Infinity);
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+
+const COMPARE: Readonly<Record<Sort, (a: Row, b: Row) => number>> = {
+  // Waiting first, the longest-waiting first; then busy, shell, idle, others, the latest change first.
+  waiting: (a, b) =>
+    (STATUS_ORDER[a.record.status ?? ''] ?? 4) - (STATUS_ORDER[b.record.status ?? ''] ?? 4) ||
+    (a.waiting ? oldestFirst(a.since, b.since) : newestFirst(a.since, b.since)),
+  name: (a, b) => byText(a.name.toLowerCase(), b.name.toLowerCase()),
+  pid: () => 0,
+  started: (a, b) => newestFirst(a.startedAt, b.startedAt),
+  cwd: (a, b) => byText(a.cwd, b.cwd),
+};
+
+/** Whether the row's visible text holds `filter` (case-insensitive); an empty filter holds for all. */
+export function matches(row: Row, filter: string): boolean {
+  if (filter === '') return true;
+  const needle = filter.toLowerCase();
+  return [row.name, row.status, row.waitingFor, row.kind, row.cwd, row.configDir, String(row.pid)].some((t) =>
+    t.toLowerCase().includes(needle),
+  );
+}
+
+// The watcher hands back the same frozen record until its file or verdict changes: a frame a second
+// over a thousand sessions sanitises only what changed.
+const made = new WeakMap<SessionRecord, Row>();
+function cachedRow(r: SessionRecord, home: string | undefined): Row {
+  if (home !== undefined) return rowOf(r, home);
+  let row = made.get(r);
+  if (!row) made.set(r, (row = rowOf(r)));
+  return row;
+}
+
+/** The rows to show: live records only, filtered, in `sort` order (ties by PID, then path). */
+export function topRows(records: readonly SessionRecord[], filter: string, sort: Sort, home?: string): Row[] {
+  const rows = records.filter((r) => r.live).map((r) => cachedRow(r, home)).filter((row) => matches(row, filter));
+  return rows.sort((a, b) => COMPARE[sort](a, b) || a.pid - b.pid || byText(a.key, b.key));
+}
