@@ -40,7 +40,7 @@ import { DEAD_VERDICTS, type SessionRecord } from '../../registry/types.js';
 import { verdict } from '../../registry/verdict.js';
 import { OwnedFolder } from './owned-folder.js';
 import { renderStatusline, type StatuslineTemplate } from './template.js';
-import { viewFor } from './view.js';
+import { viewsOver } from './view.js';
 
 export const LOCK_FILE = '.watcher';
 const LINE_NAME = /^[1-9][0-9]*$/;
@@ -214,9 +214,18 @@ export class LineFiles {
         this.unlink(join(this.dir, String(pid)));
       }
     }
+    // Each session's own records, grouped in one pass: with a view per session made by subtraction,
+    // a flush costs O(records), not O(sessions × records) (110 ms of CPU per change at 1,500 sessions).
+    const selfOf = new Map<number, SessionRecord[]>();
+    for (const r of records) {
+      if (r.verdict === 'foreign') continue;
+      const list = selfOf.get(r.pid);
+      if (list) list.push(r);
+      else selfOf.set(r.pid, [r]);
+    }
+    const viewOf = viewsOver(records);
     for (const [pid, own] of byPid) {
-      const self = records.filter((r) => r.pid === pid && r.verdict !== 'foreign');
-      const line = renderStatusline(this.template, viewFor(records, self));
+      const line = renderStatusline(this.template, viewOf(selfOf.get(pid) ?? []));
       const content = line === '' ? '' : line + '\n';
       if (this.written.get(pid) === content && !touched.has(pid)) continue;
       try {

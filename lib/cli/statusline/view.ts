@@ -7,7 +7,7 @@ import { basename } from 'node:path';
 import type { SessionRecord } from '../../registry/types.js';
 import { countRecords } from '../commands/summary.js';
 import { clip, printable } from '../format.js';
-import type { Counts } from '../template.js';
+import { COUNT_KEYS, type Counts } from '../template.js';
 
 export interface Waiter {
   pid: number;
@@ -50,16 +50,36 @@ function waiterOf(r: SessionRecord): Waiter {
   return { pid: r.pid, label, waitingFor: sanitise(r.waitingFor, 32) };
 }
 
+const byWaitingSince = (a: SessionRecord, b: SessionRecord) =>
+  (a.statusUpdatedAt ?? Infinity) - (b.statusUpdatedAt ?? Infinity) || a.pid - b.pid;
+
+/**
+ * The views of many sessions over one list of records, for a watcher that renders a line per live
+ * session: the counts and the waiters are made once, and each session's view subtracts its own
+ * records, so N sessions cost O(N), not one pass over every record for each of them.
+ */
+export function viewsOver(records: readonly SessionRecord[]): (self: readonly SessionRecord[]) => StatuslineView {
+  const all = countRecords(records, false);
+  const waiting = records.filter((r) => r.live && r.status === 'waiting').sort(byWaitingSince);
+  const waiters = waiting.map(waiterOf);
+  const listed = new Set(records);
+  return (self) => {
+    // Only what is in the list can be subtracted from its counts (a record from elsewhere is no "other").
+    const own = countRecords(self.filter((r) => listed.has(r)), false);
+    const others = { ...all };
+    for (const key of COUNT_KEYS) others[key] -= own[key];
+    const mine = new Set(self);
+    const selfWaits = self.some((r) => r.live && r.status === 'waiting');
+    return {
+      all,
+      others,
+      waiters: selfWaits ? waiters.filter((_, i) => !mine.has(waiting[i]!)) : waiters,
+      self: self.find((r) => r.live) ?? self[0],
+    };
+  };
+}
+
 /** The view for a session whose own records are `self` (none: every session is an "other"). */
 export function viewFor(records: readonly SessionRecord[], self: readonly SessionRecord[]): StatuslineView {
-  const mine = new Set(self);
-  const others = records.filter((r) => !mine.has(r));
-  const waiting = others.filter((r) => r.live && r.status === 'waiting');
-  waiting.sort((a, b) => (a.statusUpdatedAt ?? Infinity) - (b.statusUpdatedAt ?? Infinity) || a.pid - b.pid);
-  return {
-    all: countRecords(records, false),
-    others: countRecords(others, false),
-    waiters: waiting.map(waiterOf),
-    self: self.find((r) => r.live) ?? self[0],
-  };
+  return viewsOver(records)(self);
 }
