@@ -76,8 +76,16 @@ export function eventEnv(event: WatchEvent): Record<string, string> {
   };
 }
 
+/** A run waiting its turn: what it will get and how reports name it, never the event's records. */
+interface Job {
+  env: Record<string, string>;
+  what: string;
+}
+
 export class ExecRunner {
-  private readonly queue: WatchEvent[] = [];
+  // Jobs, not events: a queued event would keep its records' whole documents (up to 256 KiB each,
+  // several times that once parsed) for as long as a slow command holds the queue.
+  private readonly queue: Job[] = [];
   private running: ChildProcess | undefined;
   private dropped = 0;
   private overflowing = false;
@@ -100,7 +108,7 @@ export class ExecRunner {
         this.options.report(`--exec is ${this.maxQueued} events behind: dropping the oldest until it catches up`);
       }
     }
-    this.queue.push(event);
+    this.queue.push({ env: eventEnv(event), what: `${event.type} ${event.record.pid}` });
     this.next();
   }
 
@@ -111,14 +119,14 @@ export class ExecRunner {
 
   private next(): void {
     if (this.running || this.closed) return;
-    const event = this.queue.shift();
-    if (event === undefined) {
+    const job = this.queue.shift();
+    if (job === undefined) {
       this.overflowing = false;
       return;
     }
-    const env = { ...(this.options.env ?? process.env), ...eventEnv(event), CLAUDE_PS_DROPPED: String(this.dropped) };
+    const env = { ...(this.options.env ?? process.env), ...job.env, CLAUDE_PS_DROPPED: String(this.dropped) };
     this.dropped = 0;
-    const what = `${event.type} ${event.record.pid}`;
+    const what = job.what;
     const cmd = this.options.command;
     const [file, args] = 'shell' in cmd ? ['/bin/sh', ['-c', cmd.shell]] : [cmd.argv[0]!, cmd.argv.slice(1)];
     // Its output goes to our stderr: stdout is the NDJSON stream.
