@@ -4,7 +4,8 @@
  * waiting for you". The watcher never waits for it: events queue (at most MAX_QUEUED; on overflow the
  * oldest queued ones are dropped, counted in the next run's CLAUDE_PS_DROPPED, and one stderr line
  * says so). A command that fails, cannot start or runs past the timeout (SIGTERM, then SIGKILL, to its
- * whole process group) is reported on stderr and the next event runs.
+ * process group, but only while its first process is unreaped: after that the group's ID may be
+ * another's) is reported on stderr and the next event runs.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { WatchEvent } from '../../index.js';
