@@ -65,7 +65,9 @@ export class ScanPlan {
         for (const path of suspects) if (isIn(d.dir, path)) paths.add(path);
         continue;
       }
-      const listing = stamp ? listFolder(d.dir) : [];
+      // Listed even when sync() saw no folder: a dangling link, a file, a FIFO or a socket in its place
+      // is the readers' error (cannot tell), not an empty registry; only a name with nothing there is.
+      const listing = listFolder(d.dir);
       if (Array.isArray(listing)) {
         for (const path of listing) paths.add(path);
         this.unlistable.delete(d);
@@ -81,10 +83,20 @@ export class ScanPlan {
       for (const path of table.keys()) if (isIn(d.dir, path)) paths.add(path);
     }
     this.folders.clear();
-    const named = new Set(this.files);
-    for (const path of this.files) paths.add(path);
+    const named = new Set<string>();
+    for (const path of this.files) {
+      // A file OS events named in a folder that cannot be listed now would read as gone: it is unknown.
+      if (this.inUnlistable(path)) continue;
+      named.add(path);
+      paths.add(path);
+    }
     this.files.clear();
     return { paths, named, unlistable };
+  }
+
+  private inUnlistable(path: string): boolean {
+    for (const d of this.unlistable) if (isIn(d.dir, path)) return true;
+    return false;
   }
 
   clear(): void {
