@@ -185,6 +185,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
       const events = this.collect();
       // When the kernel watches every record, there is nothing to probe (and no walk over the table).
       if (this.table.claims > this.exits.size) events.push(...this.table.probe((path) => this.exits.has(path)));
+      if (this.exits.unverified.size > 0) events.push(...this.table.probe(() => false, this.exits.unverified));
       return events;
     });
   }
