@@ -11,7 +11,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasLiveInteractive, hasLiveInteractiveAsync, REGISTRY_UNREADABLE } from '../../../lib/index.js';
-import { judgeListing } from '../../../lib/registry/read/complete-listing.js';
+import { judgeListing, type Look } from '../../../lib/registry/read/complete-listing.js';
 import { selectBackendForSuite } from '../../helpers/backends.js';
 import { spawnSleep, type Spawned } from '../../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../../helpers/registry-fixture.js';
@@ -128,29 +128,49 @@ for (const backendName of ['native', 'js'] as const) {
   });
 }
 
-describe('judgeListing: a listing counts only between identical stamps of a folder that was quiet before', () => {
+describe('judgeListing: a listing counts only between identical stamps a change could not have kept', () => {
   const NS = 1_000_000n;
+  const CHANGED = 1_000_000_123_456n;
   const stamp = (over: Partial<Record<'dev' | 'ino' | 'ctimeNs' | 'mtimeNs' | 'size', bigint>> = {}): BigIntStats =>
-    ({ dev: 1n, ino: 2n, ctimeNs: 1_000_000_123_456n, mtimeNs: 1_000_000_123_456n, size: 4096n, ...over }) as BigIntStats;
-  const start = 1_000_000_123_456n + 500n * NS; // half a second after the last change
+    ({ dev: 1n, ino: 2n, ctimeNs: CHANGED, mtimeNs: CHANGED, size: 4096n, ...over }) as BigIntStats;
+  const look = (over: Partial<Look> = {}): Look => ({
+    names: ['1.json'],
+    before: stamp(),
+    after: stamp(),
+    wallNs: CHANGED + 500n * NS, // half a second after the last change
+    monoNs: 10n ** 12n,
+    ...over,
+  });
 
   it('identical and quiet: the names', () => {
-    expect(judgeListing(['1.json'], stamp(), stamp(), start)).toEqual({ names: ['1.json'] });
+    expect(judgeListing(look())).toEqual({ names: ['1.json'] });
   });
 
   it('any field changed, or a side missing: list again soon', () => {
-    for (const after of [stamp({ ctimeNs: 1_000_000_123_457n }), stamp({ mtimeNs: 1n }), stamp({ size: 4097n }), stamp({ ino: 3n }), stamp({ dev: 9n }), undefined]) {
-      expect(judgeListing(['1.json'], stamp(), after, start)).toEqual({ names: undefined, waitMs: 5 });
+    for (const after of [stamp({ ctimeNs: CHANGED + 1n }), stamp({ mtimeNs: 1n }), stamp({ size: 4097n }), stamp({ ino: 3n }), stamp({ dev: 9n }), undefined]) {
+      expect(judgeListing(look({ after }))).toEqual({ names: undefined, waitMs: 5 });
     }
-    expect(judgeListing([], undefined, stamp(), start).names).toBeUndefined();
+    expect(judgeListing(look({ before: undefined })).names).toBeUndefined();
   });
 
   it('changed within one clock step before the first look: wait until a change would show, then list again', () => {
-    const recent = 1_000_000_123_456n + 5n * NS;
-    expect(judgeListing(['1.json'], stamp(), stamp(), recent)).toEqual({ names: undefined, waitMs: 16 });
+    expect(judgeListing(look({ wallNs: CHANGED + 5n * NS }))).toEqual({ names: undefined, waitMs: 16 });
     // A filesystem with whole-second (or coarser) stamps: two seconds.
     const coarse = stamp({ ctimeNs: 1_000_000_000_000n, mtimeNs: 1_000_000_000_000n });
-    expect(judgeListing([], coarse, coarse, 1_000_000_000_000n + 500n * NS)).toEqual({ names: undefined, waitMs: 1501 });
-    expect(judgeListing([], coarse, coarse, 1_000_000_000_000n + 2001n * NS)).toEqual({ names: [] });
+    expect(judgeListing(look({ before: coarse, after: coarse, wallNs: 1_000_000_000_000n + 500n * NS }))).toEqual({ names: undefined, waitMs: 1501 });
+    expect(judgeListing(look({ names: [], before: coarse, after: coarse, wallNs: 1_000_000_000_000n + 2001n * NS }))).toEqual({ names: [] });
+  });
+
+  it('a change time ahead of the wall clock: proven only by a second identical look more than a step later', () => {
+    const ahead = { wallNs: CHANGED - 3_600_000n * NS }; // the clock was set back an hour
+    const first = look(ahead);
+    expect(judgeListing(first)).toEqual({ names: undefined, waitMs: 21 }); // one step, never the hour
+    const later = (over: Partial<Look>) => look({ ...ahead, monoNs: first.monoNs + 21n * NS, ...over });
+    expect(judgeListing(later({}), first)).toEqual({ names: ['1.json'] });
+    expect(judgeListing(later({ monoNs: first.monoNs + 19n * NS }), first).names).toBeUndefined(); // too soon
+    expect(judgeListing(later({ names: ['1.json', '.1.json.prune-0123456789abcdef'] }), first).names).toBeUndefined();
+    expect(judgeListing(later({ names: ['.1.json.prune-0123456789abcdef'] }), first).names).toBeUndefined();
+    const moved = stamp({ ctimeNs: CHANGED + 7n });
+    expect(judgeListing(later({ before: moved, after: moved }), first).names).toBeUndefined();
   });
 });
