@@ -37,7 +37,7 @@ export interface Look {
 }
 
 /** What a look proves: the names when the listing is complete, else how long to wait before the next. */
-export type Verdict = { names: string[] } | { names: undefined; waitMs: number };
+export type Judged = { names: string[] } | { names: undefined; waitMs: number };
 
 function stampOf(dir: string): BigIntStats | undefined {
   return statSync(dir, { bigint: true, throwIfNoEntry: false });
@@ -63,7 +63,7 @@ function sameNames(a: readonly string[], b: readonly string[]): boolean {
  *   this look. This one needs no trust in the wall clock (a clock set back, a server's clock ahead).
  * Pure: the tests give it the stamps a race would produce.
  */
-export function judgeListing(look: Look, previous?: Look): Verdict {
+export function judgeListing(look: Look, previous?: Look): Judged {
   const { names, before, after } = look;
   if (before === undefined || after === undefined || !same(before, after)) return { names: undefined, waitMs: CHANGED_PAUSE_MS };
   const step = before.ctimeNs % 1_000_000n === 0n ? COARSE_STEP_NS : FINE_STEP_NS;

@@ -230,7 +230,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
    * kept and the failure is said once, as `error`.
    */
   private collect(first = false): WatchEvent[] {
-    const { paths, named, unlistable } = this.plan.take(this.table.files, this.table.suspects);
+    const { paths, named, unlistable } = this.plan.take(this.table.files, this.table.suspects, first);
     if (first && unlistable.length > 0) throw unlistable[0];
     if (unlistable.length > 0) process.nextTick(() => this.closed || surface(this, unlistable, true));
     if (paths.size === 0) return [];
