@@ -87,7 +87,7 @@ function begin(dir: string): Pick<Look, 'wallNs' | 'monoNs' | 'before'> {
 /** The folder kept changing under LISTING_ATTEMPTS listings (or their reads): its sessions are unknown. */
 export function notProven(dir: string): RegistryUnreadableError {
   const cause = Object.assign(new Error(`the listing of ${dir} could not be proven complete`), { code: 'EAGAIN' });
-  return new RegistryUnreadableError(dir, cause, `the folder kept changing while it was listed (${LISTING_ATTEMPTS} attempts)`);
+  return new RegistryUnreadableError(dir, cause, `the folder kept changing while it was listed, ${LISTING_ATTEMPTS} times`);
 }
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));

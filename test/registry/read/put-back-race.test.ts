@@ -10,6 +10,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { builtCli, removeCopy, runCli } from '../../cli/run-cli.js';
 import { hasLiveInteractive, hasLiveInteractiveAsync, REGISTRY_UNREADABLE } from '../../../lib/index.js';
 import { judgeListing, type Look } from '../../../lib/registry/read/complete-listing.js';
 import { selectBackendForSuite } from '../../helpers/backends.js';
@@ -84,6 +85,31 @@ for (const backendName of ['native', 'js'] as const) {
           await stopMover(mover);
         }
       }, HARNESS_MS + 10_000);
+    }
+
+    if (backendName === 'native') {
+      it('`claude-ps has-interactive` exits 0 (yes) or 3 (cannot tell, one line), never 1', async () => {
+        const cli = await builtCli();
+        const mover = startMover(reg, sleep.pid);
+        const seen = new Map<number | null, number>();
+        try {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          for (let i = 0; i < 12; i++) {
+            const r = runCli(cli, ['has-interactive', '--config-dir', reg.configDir]);
+            seen.set(r.status, (seen.get(r.status) ?? 0) + 1);
+            if (r.status === 3) {
+              expect(r.stderr).toBe(
+                `claude-ps: cannot tell: cannot list ${reg.sessions} (EAGAIN: the folder kept changing while it was listed, 5 times): the sessions it holds are unknown\n`,
+              );
+            } else expect(r.status).toBe(0);
+          }
+        } finally {
+          await stopMover(mover);
+          removeCopy(cli);
+        }
+        console.log(`put-back CLI: exit codes ${JSON.stringify([...seen])}`);
+        expect(seen.has(1)).toBe(false);
+      }, 120_000);
     }
 
     it('never answers "no" while the live session exists (sync and async), then "yes" once the moves stop', async () => {
