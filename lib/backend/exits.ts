@@ -5,7 +5,7 @@
  * the JS or ps backend, or a kernel without the call, `exitNotification()` says why and callers fall
  * back to probing every interval. This file only measures; lib/registry/watch decides what an exit means.
  */
-import { closeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { constants } from 'node:os';
 import { servingAddon } from './index.js';
 
@@ -21,6 +21,7 @@ interface ExitAddon {
   exitHandle(pid: number): number;
   hangupHandle(fd: number): number;
   exitMechanism: 'pidfd' | 'kqueue';
+  openFileLimit?(): [number, number] | number;
 }
 
 export interface ExitNotificationInfo {
@@ -118,4 +119,52 @@ export function watchHangup(fd: number, onHangup: () => void): (() => void) | un
   });
   if (poller.add(handle) !== 0) return undefined;
   return () => poller.close();
+}
+
+/** RLIMIT_NOFILE: how many descriptors this process may hold (Infinity: unlimited). */
+export interface FileLimit {
+  soft: number;
+  hard: number;
+}
+
+/** `Max open files` of /proc/self/limits: the JS path's getrlimit (Linux). */
+export function parseProcLimits(text: string): FileLimit | undefined {
+  const m = /^Max open files +(\d+|unlimited) +(\d+|unlimited) /m.exec(text);
+  if (!m) return undefined;
+  const value = (s: string): number => (s === 'unlimited' ? Infinity : Number(s));
+  return { soft: value(m[1]!), hard: value(m[2]!) };
+}
+
+/**
+ * This process's descriptor limit, from getrlimit(2) through the addon, else /proc/self/limits;
+ * undefined where neither can tell (the caller then keeps its own bound).
+ */
+export function openFileLimit(): FileLimit | undefined {
+  const addon = exitAddon();
+  if (addon !== undefined && typeof addon.openFileLimit === 'function') {
+    const got = addon.openFileLimit();
+    if (Array.isArray(got)) {
+      const [soft, hard] = got.map((n) => (n < 0 ? Infinity : n));
+      return { soft: soft!, hard: hard! };
+    }
+  }
+  if (process.platform !== 'linux') return undefined;
+  try {
+    return parseProcLimits(readFileSync('/proc/self/limits', 'latin1'));
+  } catch {
+    return undefined; // no /proc (a sandbox), or no descriptor left to read it with
+  }
+}
+
+/** Whether `count` more descriptors can be opened now (each opened on /dev/null and closed at once). */
+export function descriptorsFree(count: number): boolean {
+  const fds: number[] = [];
+  try {
+    while (fds.length < count) fds.push(openSync('/dev/null', 'r'));
+    return true;
+  } catch {
+    return false; // EMFILE, ENFILE: not now
+  } finally {
+    for (const fd of fds) closeSync(fd);
+  }
 }
