@@ -13,7 +13,7 @@ import { builtCli, removeCopy, runCli } from '../../cli/run-cli.js';
 import { readRecords, RegistryUnreadableError, REGISTRY_UNREADABLE } from '../../../lib/index.js';
 import { spawnSleep } from '../../helpers/processes.js';
 import { selectBackendForSuite } from '../../helpers/backends.js';
-import { cleanUpEachTest, collect, tempRegistry, watch } from './helpers.js';
+import { cacheScratch, cleanUpEachTest, collect, tempRegistry, watch } from './helpers.js';
 
 cleanUpEachTest();
 
@@ -161,14 +161,14 @@ describe('a record file that becomes unreadable (as nobody)', () => {
   it.runIf(root)('keeps its record: an unreadable read is never a removed', async () => {
     const { build } = await import('esbuild');
     const { spawn } = await import('node:child_process');
-    const { chmodSync, mkdtempSync, utimesSync } = await import('node:fs');
+    const { chmodSync, utimesSync } = await import('node:fs');
     const reg = tempRegistry(true);
     chmodSync(reg.configDir, 0o755);
     chmodSync(reg.sessions, 0o755);
     const live = spawnSleep();
     reg.write(live.pid);
     chmodSync(reg.path(live.pid), 0o644);
-    const cacheDir = mkdtempSync(join(process.cwd(), 'node_modules', '.cache', 'cps-unreadable-'));
+    const cacheDir = cacheScratch('cps-unreadable-');
     chmodSync(cacheDir, 0o755);
     try {
       const script = join(cacheDir, 'child.mjs');
