@@ -4,6 +4,7 @@
  * on stderr. Nothing heavy happens at load: a statusline starts this process on every render.
  */
 import { parseArgs, UsageError } from './args.js';
+import { checkBackendRequest } from './backend-request.js';
 import { commandHelp, commonFlagsFor, environmentHelp, type Command } from './command.js';
 import { COMMAND_NAMES, isCommandName, loadAllCommands, loadCommand } from './commands/index.js';
 import { printable } from './format.js';
@@ -28,8 +29,8 @@ async function generalHelp(): Promise<string> {
     'Run `claude-ps COMMAND --help` for its own options, `claude-ps demo` to see the filter at work.',
     '',
     'Exit status: 0 success; 1 a runtime error (one line on stderr); 2 a usage error (unknown command or',
-    'option, missing or bad value). has-interactive and probe answer with exit codes of their own: see',
-    'their --help.',
+    'option, missing or bad value). has-interactive and probe answer with exit codes of their own, and',
+    'statusline always exits 0: see their --help.',
     '',
     ...environmentHelp({ registry: true, colour: true }),
   ].join('\n') + '\n';
@@ -77,6 +78,8 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(`${command.name}: unexpected argument ${JSON.stringify(positionals[allowed.max]!.slice(0, 80))}`);
   }
   if (positionals.length < allowed.min) throw new UsageError(`${command.name}: needs ${allowed.name}`);
+  // The guard checks it inside its own error mapping (a failure there is exit 4, never its "no", 1).
+  if (command.name !== 'has-interactive') checkBackendRequest(process.env);
   const configDirs = flags['config-dir'] as string[] | undefined;
   const json = flags.json === true;
   // The terminal is asked (node:tty) only when nothing else decides.

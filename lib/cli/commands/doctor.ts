@@ -12,7 +12,7 @@ import { isPruneLeftover, legacyPid, strandedClaims } from '../../registry/prune
 import { isWsl, ourPidDomain } from '../../registry/domain.js';
 import { unlistable } from '../../registry/read/unreadable-folder.js';
 import type { Command } from '../command.js';
-import { out } from '../output.js';
+import { out, outJson } from '../output.js';
 import { readVersion } from '../version.js';
 import { configDirList } from './list.js';
 
@@ -111,7 +111,7 @@ journals a prune left; the next claude-ps prune settles both),
       skipped: skipped.map((s) => ({ path: s.path, pid: s.pid, reason: s.reason })),
     };
     if (ctx.json) {
-      out(JSON.stringify(report) + '\n');
+      outJson(report);
       return 0;
     }
     const { paint } = ctx;

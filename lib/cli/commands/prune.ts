@@ -9,7 +9,7 @@ import { pruneWithReport, type PruneFailure, type PrunedRecord, type RecoveredCo
 import { readRecords } from '../../registry/read/scan.js';
 import type { Command, Context } from '../command.js';
 import { printable, shortenHome } from '../format.js';
-import { out, table, type Cell } from '../output.js';
+import { out, outJson, table, type Cell } from '../output.js';
 import { configDirList } from './list.js';
 
 const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
@@ -128,7 +128,7 @@ Exit 1 when a dead file could not be removed (each is named on stderr, with the 
       const legacy = o.legacy.map((l) => ({ pid: l.pid, sessionId: l.sessionId, path: l.path }));
       const recovered = o.recovered.map((c) => ({ pid: c.pid, kind: c.kind, action: c.action, path: c.path, originalPath: c.originalPath }));
       const failed = o.failed.map((f) => ({ pid: f.pid, path: f.path, reason: f.reason }));
-      out(JSON.stringify({ dryRun, removed, legacy, recovered, failed, interrupted: o.interrupted ?? null }) + '\n');
+      outJson({ dryRun, removed, legacy, recovered, failed, interrupted: o.interrupted ?? null });
     } else {
       report(ctx, o, dryRun);
     }

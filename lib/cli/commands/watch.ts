@@ -4,7 +4,7 @@ import { watchSettings } from '../../registry/watch/options.js';
 import { watch as watchRegistry } from '../../registry/watch/watch.js';
 import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
-import { err, out } from '../output.js';
+import { err, outJson } from '../output.js';
 import { recordJson } from '../records.js';
 import { startWatchOutputs, WATCH_OUTPUT_FLAGS } from '../statusline/watch-outputs.js';
 
@@ -55,7 +55,7 @@ _WAITING_FOR, _CWD … in its environment (docs/statusline.md).`,
     }
     watcher.on('change', (event: { type: string; record: Parameters<typeof recordJson>[0]; fields?: readonly string[] }) => {
       const line = { type: event.type, time: Date.now(), fields: event.fields ?? [], record: recordJson(event.record) };
-      out(JSON.stringify(line) + '\n');
+      outJson(line);
     });
     watcher.on('error', (error: unknown) => {
       err(`claude-ps watch: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -1,0 +1,48 @@
+/**
+ * System errors told as sentences about the user's own path: "cannot write the snapshot
+ * /srv/x.json: it is a folder (EISDIR)", never Node's bare `EISDIR: illegal operation on a directory,
+ * rename '/srv/.x.json.4242.9f….tmp'`, which names a temp file the user never asked for.
+ */
+
+const PHRASES: Readonly<Record<string, string>> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOENT: 'no such file or folder',
+  ENOTDIR: 'a part of the path is not a folder',
+  EISDIR: 'it is a folder',
+  EEXIST: 'it already exists',
+  ENAMETOOLONG: 'the name is too long',
+  ELOOP: 'too many symbolic links',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'the disk quota is exhausted',
+  EROFS: 'the file system is read-only',
+  EMFILE: 'too many open files',
+  ENFILE: 'too many open files on the system',
+  EIO: 'an input/output error',
+  EBUSY: 'the resource is busy',
+  EXDEV: 'it is on another file system',
+  ETXTBSY: 'the file is busy',
+};
+
+/** `permission denied` for `EACCES`, or undefined for a code without a phrase here. */
+export function systemErrorPhrase(code: string): string | undefined {
+  return Object.hasOwn(PHRASES, code) ? PHRASES[code] : undefined;
+}
+
+/** `permission denied (EACCES)`, or the system's own words for a code without a phrase here. */
+export function describeSystemError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string' && Object.hasOwn(PHRASES, code)) return `${PHRASES[code]} (${code})`;
+  const message = error instanceof Error ? error.message : String(error);
+  // Node's own text is "CODE: words, syscall 'path'": keep the words, never the internal path.
+  const words = /^[A-Z0-9_]+: ([^,]+)/.exec(message)?.[1];
+  return typeof code === 'string' ? `${words ?? 'failed'} (${code})` : message;
+}
+
+/** An Error whose message is `cannot <what> <path>: <why>`, keeping `code` and the cause. */
+export function pathError(what: string, path: string, error: unknown): Error {
+  const wrapped = new Error(`cannot ${what} ${path}: ${describeSystemError(error)}`, { cause: error });
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (typeof code === 'string') (wrapped as NodeJS.ErrnoException).code = code;
+  return wrapped;
+}
