@@ -205,11 +205,11 @@ describe('probe and doctor', () => {
     expect(d.folders).toEqual([
       {
         configDir: reg.configDir, source: 'option', sessionsDir: reg.sessions, exists: true, candidates: 6, ignored: 1,
-        legacy: 0, stranded: 0, pruneLeftovers: 0, error: null,
+        legacy: { files: 0, removable: 0, kept: 0, unrecognised: 0 }, stranded: 0, pruneLeftovers: 0, error: null,
       },
     ]);
-    expect(d.verdicts).toEqual({ alive: 2, recycled: 1, zombie: 1, gone: 1 });
-    expect(d.skipped).toEqual([{ path: reg.path('999999999.json'), pid: 999999999, reason: 'unparseable' }]);
+    expect(d.verdicts).toEqual({ alive: 2, unverified: 0, foreign: 0, recycled: 1, zombie: 1, gone: 1 });
+    expect(d.skipped).toEqual([{ path: reg.path('999999999.json'), pid: 999999999, reason: 'unparseable', error: null }]);
     const text = run('doctor');
     expect(text.status).toBe(0);
     expect(text.stdout).toContain(`pidDomain  ${d.pidDomain}`);

@@ -4,7 +4,7 @@
  * whose PID is gone (docs/prune.md). SIGINT, SIGTERM and SIGHUP are honoured between batches, never
  * inside one: a file in hand always reaches removed or put back.
  */
-import { pruneLegacyWithReport, type LegacyFile } from '../../registry/prune/legacy.js';
+import { legacyFiles, pruneLegacyWithReport, type LegacyFile } from '../../registry/prune/legacy.js';
 import { pruneWithReport, type PruneFailure, type PrunedRecord, type RecoveredCopy } from '../../registry/prune/prune.js';
 import { readRecords } from '../../registry/read/scan.js';
 import type { Command, Context } from '../command.js';
@@ -21,6 +21,8 @@ const BATCH = 64;
 interface Outcome {
   removed: PrunedRecord[];
   legacy: LegacyFile[];
+  /** --legacy: the legacy files left in place because a process has their PID. */
+  legacyKept?: number;
   recovered: RecoveredCopy[];
   failed: PruneFailure[];
   interrupted: Signal | undefined;
@@ -62,6 +64,8 @@ async function runPrune(ctx: Context, dryRun: boolean, legacy: boolean): Promise
     if (legacy) {
       const part = pruneLegacyWithReport(dirs, { dryRun, env: ctx.env });
       outcome.legacy.push(...part.removed);
+      // Said, not hidden: the legacy files it keeps (doctor counts them by the same rule).
+      outcome.legacyKept = legacyFiles(dirs, { env: ctx.env }).length - (dryRun ? part.removed.length : 0);
       // It settles leftovers too: what the record pass already reported is not reported twice.
       const known = new Set([...outcome.recovered, ...outcome.failed].map((x) => x.path));
       outcome.recovered.push(...part.recovered.filter((c) => !known.has(c.path)));
@@ -96,6 +100,10 @@ function report(ctx: Context, o: Outcome, dryRun: boolean): void {
   }
   if (removedRows.length === 0 && settled.length === 0 && o.failed.length === 0) {
     out(`Nothing to prune: no provably dead records${o.interrupted ? ' (interrupted)' : ''}.\n`);
+  }
+  if (o.legacyKept) {
+    const files = o.legacyKept === 1 ? 'legacy pid-<n>.json kept: a process has its PID' : `legacy pid-<n>.json kept: a process has their PID`;
+    ctx.note(`(${o.legacyKept} ${files}, and without a start token it may be the old writer)\n`);
   }
 }
 
