@@ -8,6 +8,7 @@ import { checkBackendRequest } from './backend-request.js';
 import { commandHelp, commonFlagsFor, environmentHelp, type Command } from './command.js';
 import { COMMAND_NAMES, isCommandName, loadAllCommands, loadCommand } from './commands/index.js';
 import { printable } from './format.js';
+import { errorSentence } from '../registry/system-error.js';
 import { colourChoice, err, makePaint, out, stdoutIsTTY, type ColorMode } from './output.js';
 import { closest } from './suggest.js';
 import { readVersion } from './version.js';
@@ -101,7 +102,8 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     // One line, whatever the message holds (a path or an argument with a newline or a bidi override).
-    const message = printable(error instanceof Error ? error.message : String(error));
+    // A system error as a sentence about the user's path (errorSentence), never a bare `EEXIST: …`.
+    const message = printable(errorSentence(error));
     err(`claude-ps: ${message}\n`);
     if (error instanceof UsageError) {
       process.exitCode = 2;

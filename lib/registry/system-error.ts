@@ -46,3 +46,36 @@ export function pathError(what: string, path: string, error: unknown): Error {
   if (typeof code === 'string') (wrapped as NodeJS.ErrnoException).code = code;
   return wrapped;
 }
+
+const VERBS: Readonly<Record<string, string>> = {
+  open: 'open',
+  mkdir: 'create the folder',
+  rename: 'replace',
+  unlink: 'remove',
+  rmdir: 'remove the folder',
+  scandir: 'list',
+  opendir: 'list',
+  stat: 'look at',
+  lstat: 'look at',
+  access: 'access',
+  write: 'write',
+  read: 'read',
+  link: 'create',
+  symlink: 'create',
+  chmod: 'change the mode of',
+  watch: 'watch',
+};
+
+/**
+ * The message to show for any error: Node's system errors (`EEXIST: file already exists, mkdir
+ * '/x'`) become `cannot create the folder /x: it already exists (EEXIST)`; a rename names its
+ * target, the user's path, never the temp file it came from. Other errors keep their message.
+ */
+export function errorSentence(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const e = error as NodeJS.ErrnoException & { dest?: unknown };
+  if (typeof e.code !== 'string' || typeof e.syscall !== 'string' || !e.message.startsWith(`${e.code}:`)) return e.message;
+  const path = e.syscall === 'rename' && typeof e.dest === 'string' ? e.dest : e.path;
+  const verb = Object.hasOwn(VERBS, e.syscall) ? VERBS[e.syscall] : e.syscall;
+  return path ? `cannot ${verb} ${path}: ${describeSystemError(e)}` : `${verb} failed: ${describeSystemError(e)}`;
+}

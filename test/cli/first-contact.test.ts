@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasLiveInteractive, hasLiveInteractiveAsync, MisplacedConfigDirError, MISPLACED_CONFIG_DIR, snapshot, writeSnapshot } from '../../lib/index.js';
 import { endAll, hasSetpriv, isRoot, procStartTicks, reapedPid, spawnSleep, until, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
+import { errorSentence } from '../../lib/registry/system-error.js';
 import { builtCli, builtCliWithoutAddon, cliEnv, removeCopy, ROOT, runCli, SHIPPED, startCli } from './run-cli.js';
 
 let cli = '';
@@ -364,6 +365,24 @@ describe('writeSnapshot and its errors', () => {
     }
     expect(readdirSync(join(dir, 'a-folder'))).toEqual([]);
     expect(readdirSync(dir).filter((n) => n.startsWith('.'))).toEqual([]);
+    // Any system error that reaches the top is told the same way: a sentence with the user's path.
+    for (const args of [['watch', '--statusline-dir', join(dir, 'a-file')], ['watch', '--snapshot', join(dir, 'a-folder')]]) {
+      const r = runCli(cli, [...args, '--config-dir', join(work, 'no-such-config')]);
+      expect(r.status, args.join(' ')).toBe(1);
+      expect(r.stderr).toMatch(/^claude-ps: cannot [^\n]+\(E[A-Z]+\)\n$/);
+      expect(r.stderr).toContain(args[2]!);
+      expect(r.stderr).not.toMatch(/^claude-ps: E[A-Z]+:|\.tmp/);
+    }
+  });
+
+  it('errorSentence: a rename names its target, other errors keep their message', () => {
+    const renamed = Object.assign(new Error("EISDIR: illegal operation on a directory, rename '/x/.t.1.tmp' -> '/x/snap'"), {
+      code: 'EISDIR', syscall: 'rename', path: '/x/.t.1.tmp', dest: '/x/snap',
+    });
+    expect(errorSentence(renamed)).toBe('cannot replace /x/snap: it is a folder (EISDIR)');
+    const odd = Object.assign(new Error('EWHAT: something odd, open \'/y\''), { code: 'EWHAT', syscall: 'open', path: '/y' });
+    expect(errorSentence(odd)).toBe('cannot open /y: something odd (EWHAT)');
+    expect(errorSentence(new Error('a sentence already'))).toBe('a sentence already');
   });
 });
 

@@ -3,6 +3,7 @@
  * its exit code, as grep's is: 0 yes, 1 only for a real "no", anything else means "do not delete"
  * (docs/guard.md). Silent unless asked.
  */
+import { errorSentence } from '../../registry/system-error.js';
 import { UsageError } from '../args.js';
 import { checkBackendRequest } from '../backend-request.js';
 import { hasLiveInteractive, hasLiveInteractiveIn, provenNo } from '../../registry/guards.js';
@@ -96,7 +97,7 @@ Example: claude-ps has-interactive --config-dir DIR; [ $? -eq 1 ] && rm -rf DIR`
         say(`cannot tell: ${error.message}`);
         return GUARD_EXIT.cannotTell;
       }
-      say(error instanceof Error ? error.message : String(error));
+      say(errorSentence(error));
       if (ctx.env.CLAUDE_PS_DEBUG && error instanceof Error && error.stack) say(error.stack, false);
       return GUARD_EXIT.error;
     }

@@ -3,6 +3,7 @@
  * (docs/statusline.md). Claude Code starts it on every render, so it never hangs on stdin, never prints
  * a stack and always exits 0: a problem is one line on stderr and, at worst, an empty statusline.
  */
+import { errorSentence } from '../../registry/system-error.js';
 import { readdirSync } from 'node:fs';
 import { resolveSessionsDirs } from '../../registry/config.js';
 import { scanRegistry } from '../../registry/read/scan.js';
@@ -100,13 +101,13 @@ find the session, only from a pipe, socket or file (never a terminal), at most 1
   async run(ctx) {
     // Whatever happens after this point, the exit code is 0 and stderr gets one line, no stack.
     process.on('uncaughtException', (error) => {
-      say(error instanceof Error ? error.message : String(error));
+      say(errorSentence(error));
       process.exit(0);
     });
     try {
       await render(ctx);
     } catch (error) {
-      say(error instanceof Error ? error.message : String(error));
+      say(errorSentence(error));
     }
     return 0;
   },

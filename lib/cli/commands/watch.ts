@@ -1,4 +1,5 @@
 /** `claude-ps watch`: registry changes as NDJSON, one event per line, until stopped. */
+import { errorSentence } from '../../registry/system-error.js';
 import { watchHangup } from '../../backend/exits.js';
 import { watchSettings } from '../../registry/watch/options.js';
 import { watch as watchRegistry } from '../../registry/watch/watch.js';
@@ -58,7 +59,7 @@ _WAITING_FOR, _CWD … in its environment (docs/statusline.md).`,
       outJson(line);
     });
     watcher.on('error', (error: unknown) => {
-      err(`claude-ps watch: ${error instanceof Error ? error.message : String(error)}\n`);
+      err(`claude-ps watch: ${errorSentence(error)}\n`);
     });
     return new Promise<number>((resolve) => {
       const stop = () => {
