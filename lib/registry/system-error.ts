@@ -77,5 +77,7 @@ export function errorSentence(error: unknown): string {
   if (typeof e.code !== 'string' || typeof e.syscall !== 'string' || !e.message.startsWith(`${e.code}:`)) return e.message;
   const path = e.syscall === 'rename' && typeof e.dest === 'string' ? e.dest : e.path;
   const verb = Object.hasOwn(VERBS, e.syscall) ? VERBS[e.syscall] : e.syscall;
-  return path ? `cannot ${verb} ${path}: ${describeSystemError(e)}` : `${verb} failed: ${describeSystemError(e)}`;
+  if (path) return `cannot ${verb} ${path}: ${describeSystemError(e)}`;
+  // A write to a descriptor (stdout, stderr) has no path: it is the command's own output.
+  return e.syscall === 'write' ? `cannot write the output: ${describeSystemError(e)}` : `${verb} failed: ${describeSystemError(e)}`;
 }
