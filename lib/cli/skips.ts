@@ -64,7 +64,6 @@ export function skipNote(skipped: readonly SkippedCandidate[] | readonly SkipJso
   for (const s of rows) tally.set(why(s), (tally.get(why(s)) ?? 0) + 1);
   const reasons =
     tally.size === 1 ? [...tally.keys()][0]! : [...tally].map(([text, n]) => `${n} ${text}`).join(', ');
-  const noun = skipped.length === 1 ? 'candidate record (<pid>.json) could not be read' : `candidate records (<pid>.json) could not be read`;
-  const count = skipped.length === 1 ? '1' : String(skipped.length);
-  return `${count} ${noun} (${reasons}): sessions may be missing; \`claude-ps doctor\` lists them`;
+  const noun = skipped.length === 1 ? 'candidate record' : 'candidate records';
+  return `${skipped.length} ${noun} (<pid>.json) could not be read (${reasons}): sessions may be missing; \`claude-ps doctor\` lists them`;
 }

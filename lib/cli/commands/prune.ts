@@ -64,8 +64,10 @@ async function runPrune(ctx: Context, dryRun: boolean, legacy: boolean): Promise
     if (legacy) {
       const part = pruneLegacyWithReport(dirs, { dryRun, env: ctx.env });
       outcome.legacy.push(...part.removed);
-      // Said, not hidden: the legacy files it keeps (doctor counts them by the same rule).
-      outcome.legacyKept = legacyFiles(dirs, { env: ctx.env }).length - (dryRun ? part.removed.length : 0);
+      // Said, not hidden: the legacy files it keeps because their PID exists (doctor counts them by the
+      // same rule); one it could not remove is a failure, reported as such.
+      const settled = new Set([...part.removed.map((f) => f.path), ...part.failed.map((f) => f.path)]);
+      outcome.legacyKept = legacyFiles(dirs, { env: ctx.env }).filter((f) => !settled.has(f.path)).length;
       // It settles leftovers too: what the record pass already reported is not reported twice.
       const known = new Set([...outcome.recovered, ...outcome.failed].map((x) => x.path));
       outcome.recovered.push(...part.recovered.filter((c) => !known.has(c.path)));
