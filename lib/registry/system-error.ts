@@ -47,6 +47,8 @@ export function pathError(what: string, path: string, error: unknown): Error {
   return wrapped;
 }
 
+const TEMP_FILE = /^(.*)\/\.[^/]*\.[0-9a-f]{12}\.tmp$/;
+
 const VERBS: Readonly<Record<string, string>> = {
   open: 'open',
   mkdir: 'create the folder',
@@ -77,6 +79,9 @@ export function errorSentence(error: unknown): string {
   if (typeof e.code !== 'string' || typeof e.syscall !== 'string' || !e.message.startsWith(`${e.code}:`)) return e.message;
   const path = e.syscall === 'rename' && typeof e.dest === 'string' ? e.dest : e.path;
   const verb = Object.hasOwn(VERBS, e.syscall) ? VERBS[e.syscall] : e.syscall;
+  // A temp file of ours (`.<name>.<pid>.<hex>.tmp`, made to be renamed): the folder is what the user named.
+  const temp = path === undefined ? undefined : TEMP_FILE.exec(path);
+  if (temp) return `cannot write in ${temp[1] || '/'}: ${describeSystemError(e)}`;
   if (path) return `cannot ${verb} ${path}: ${describeSystemError(e)}`;
   // A write to a descriptor (stdout, stderr) has no path: it is the command's own output.
   return e.syscall === 'write' ? `cannot write the output: ${describeSystemError(e)}` : `${verb} failed: ${describeSystemError(e)}`;

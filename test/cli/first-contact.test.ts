@@ -383,6 +383,10 @@ describe('writeSnapshot and its errors', () => {
     const odd = Object.assign(new Error('EWHAT: something odd, open \'/y\''), { code: 'EWHAT', syscall: 'open', path: '/y' });
     expect(errorSentence(odd)).toBe('cannot open /y: something odd (EWHAT)');
     expect(errorSentence(new Error('a sentence already'))).toBe('a sentence already');
+    const temp = Object.assign(new Error("EACCES: permission denied, open '/x/lines/.4242.0123456789ab.tmp'"), {
+      code: 'EACCES', syscall: 'open', path: '/x/lines/.4242.0123456789ab.tmp',
+    });
+    expect(errorSentence(temp)).toBe('cannot write in /x/lines: permission denied (EACCES)');
   });
 });
 
