@@ -16,6 +16,7 @@ export {
   hasLiveInteractiveAsync,
 } from './registry/guards.js';
 export { RegistryUnreadableError, REGISTRY_UNREADABLE } from './registry/read/unreadable-folder.js';
+export { MisplacedConfigDirError, MISPLACED_CONFIG_DIR } from './registry/read/misplaced.js';
 export { verdict, isLive } from './registry/verdict.js';
 export { BACKGROUND_KINDS, DEAD_VERDICTS } from './registry/types.js';
 export type {

@@ -27,8 +27,8 @@ export interface BackendInfo {
 export interface ProbeResult {
   pid: number;
   state: ProbeState;
-  /** The current start token as Claude Code would record it, or undefined when unknown. */
-  token: string | undefined;
+  /** The current start token as Claude Code would record it, or null when unknown (always present). */
+  token: string | null;
 }
 
 interface Selection {
@@ -137,7 +137,7 @@ export function probe(pids: ArrayLike<number>): ProbeResult[] {
     results[i] = {
       pid: pids[i]!,
       state: STATE_NAMES[decided ? preset[i]! - 1 : states[i]!]!,
-      token: decided ? undefined : tokenString(backendImpl.tokenForm, tokens[i]!),
+      token: decided ? null : (tokenString(backendImpl.tokenForm, tokens[i]!) ?? null),
     };
   }
   return results;
@@ -151,5 +151,5 @@ export function pidExists(pid: number): boolean {
 
 /** The current start token of this PID, as Claude Code would record it, or undefined. */
 export function processStartToken(pid: number): string | undefined {
-  return probe([pid])[0]!.token;
+  return probe([pid])[0]!.token ?? undefined;
 }

@@ -129,7 +129,7 @@ export function createDemoRegistry(): DemoRegistry {
 
       // Live claims with their true start token.
       const [a, b, c, recycled, halfWritten] = [liveSleep(), liveSleep(), liveSleep(), liveSleep(), liveSleep()];
-      const tokens = probe([a, b, c, recycled]).map((p) => p.token);
+      const tokens = probe([a, b, c, recycled]).map((p) => p.token ?? undefined);
       const recordA = write(a, { procStart: tokens[0], name: 'refactor-auth', status: 'busy', statusUpdatedAt: now - 42_000 });
       write(b, {
         procStart: tokens[1],

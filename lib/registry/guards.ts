@@ -7,6 +7,7 @@
 import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkipReason } from './types.js';
 // The live-only scan skips parsing provably dead local claims: these questions never need them.
 import { scanLive, scanLiveAsync } from './read/scan.js';
+import { refuseMisplaced } from './read/misplaced.js';
 import { judgeVerdicts } from './verdict.js';
 import { DEAD_VERDICTS } from './types.js';
 
@@ -53,13 +54,23 @@ export function hasLiveInteractiveIn(scan: ScanResult): boolean {
 
 /**
  * The guard: true when a human may be using the profile, false only when none can be. Throws
- * RegistryUnreadableError (code ERR_REGISTRY_UNREADABLE) when a folder cannot be listed, and a
- * TypeError for a bad argument: a caller that deletes only on `false` fails closed either way.
+ * RegistryUnreadableError (code ERR_REGISTRY_UNREADABLE) when a folder cannot be listed,
+ * MisplacedConfigDirError (ERR_MISPLACED_CONFIG_DIR) for a sessions folder given as a config dir, and
+ * a TypeError for a bad argument: a caller that deletes only on `false` fails closed either way.
  */
 export function hasLiveInteractive(configDirs?: ConfigDirs, options?: ReadOptions): boolean {
-  return hasLiveInteractiveIn(scanLive(configDirs, options));
+  return hasLiveInteractiveIn(scanLive(configDirs, options)) || provenNo(configDirs, options);
 }
 
 export async function hasLiveInteractiveAsync(configDirs?: ConfigDirs, options?: ReadOptions): Promise<boolean> {
-  return hasLiveInteractiveIn(await scanLiveAsync(configDirs, options));
+  return hasLiveInteractiveIn(await scanLiveAsync(configDirs, options)) || provenNo(configDirs, options);
+}
+
+/**
+ * Before a "no" stands: a config dir that is really a sessions folder (no `sessions/` of its own,
+ * `<pid>.json` names inside) throws MisplacedConfigDirError. Returns false (the "no") otherwise.
+ */
+export function provenNo(configDirs: ConfigDirs, options?: ReadOptions): false {
+  refuseMisplaced(configDirs, options?.env);
+  return false;
 }

@@ -195,4 +195,35 @@ describe('the packed package', () => {
     expect(info.name).toBe('js');
     expect(info.reason).toMatch(/No native build was found/);
   }, 180_000);
+
+  it("installs globally into a fresh --prefix as the README's Install section says, and the bin runs from there", () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const install = readme.slice(readme.indexOf('\n## Install\n'), readme.indexOf('\n## ', readme.indexOf('\n## Install\n') + 1));
+    expect(install).toContain('npm install -g ./claude-ps-0.1.0.tgz');
+    expect(install).toContain('npm install -g claude-ps');
+    const prefix = join(work, 'global-prefix');
+    const started = performance.now();
+    npm(['install', '-g', '--prefix', prefix, tarball, '--no-audit', '--no-fund'], work);
+    const installMs = performance.now() - started;
+    const bin = join(prefix, 'bin', 'claude-ps');
+    expect(existsSync(bin)).toBe(true);
+    const empty = mkdtempSync(join(work, 'empty-config-'));
+    // Found on PATH by name, as a statusline command names it (`command -v claude-ps`).
+    const env = { ...process.env, PATH: `${join(prefix, 'bin')}:${process.env.PATH}`, CLAUDE_CONFIG_DIR: empty, CLAUDE_PS_BACKEND: '' };
+    const found = spawnSync('sh', ['-c', 'command -v claude-ps'], { env, encoding: 'utf8' });
+    expect(found.stdout.trim()).toBe(bin);
+    const timed = (args: string[]) => {
+      const t = performance.now();
+      const r = spawnSync(bin, args, { env, encoding: 'utf8', timeout: 30_000 });
+      return { ...r, ms: performance.now() - t };
+    };
+    const first = timed(['count']);
+    expect({ status: first.status, stdout: first.stdout, stderr: first.stderr }).toEqual({ status: 0, stdout: '0\n', stderr: '' });
+    const second = timed(['count']);
+    expect(second.stdout).toBe('0\n');
+    expect(timed(['--version']).stdout).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version + '\n');
+    // The installed copy loads its prebuild: no compiler was there (CC=/bin/false).
+    expect(JSON.parse(timed(['doctor', '--json']).stdout).backend).toEqual({ name: 'native', reason: null });
+    console.log(`global install into a fresh prefix: ${installMs.toFixed(0)} ms; first run ${first.ms.toFixed(0)} ms, second ${second.ms.toFixed(0)} ms`);
+  }, 180_000);
 });
