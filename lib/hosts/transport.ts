@@ -148,9 +148,14 @@ export function runOverSsh(host: string, input: string, options: TransportOption
       clearTimeout(timer);
       resolve(outcome);
     };
-    // Our own child, by its handle; whatever it leaves holding a pipe, the answer is decided now.
+    // Our own child, by its handle. A multiplexed ssh handed its pipes to the shared connection's
+    // master, which keeps them open while the remote side runs: our ends are closed too, or this
+    // process would wait for a hung remote however long it hangs.
     const abandon = (failure: HostFailure, detail: string) => {
       child.kill('SIGKILL');
+      child.stdin?.destroy();
+      child.stdout?.destroy();
+      child.stderr?.destroy();
       finish({ ok: false, failure, detail, roundTripMs: elapsed() });
     };
     const settle = () => {

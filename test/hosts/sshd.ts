@@ -243,7 +243,8 @@ export function startRemoteSession(host: TestHost, fields: Record<string, unknow
     'pid=$!',
     "ticks=$(awk '{ sub(/.*\\) /, \"\"); print $20 }' /proc/$pid/stat)",
     `domain="linux:$(cat /etc/machine-id):$(readlink /proc/self/ns/pid)"`,
-    `printf '{"pid":%s,"sessionId":"s-%s","procStart":"%s","pidDomain":"%s","kind":"interactive"${extra.replaceAll("'", "'\\''")}}' "$pid" "$pid" "$ticks" "$domain" > "$HOME/.claude/sessions/$pid.json.tmp"`,
+    `extra='${extra.replaceAll("'", "'\\''")}'`,
+    `printf '{"pid":%s,"sessionId":"s-%s","procStart":"%s","pidDomain":"%s","kind":"interactive"%s}' "$pid" "$pid" "$ticks" "$domain" "$extra" > "$HOME/.claude/sessions/$pid.json.tmp"`,
     'mv "$HOME/.claude/sessions/$pid.json.tmp" "$HOME/.claude/sessions/$pid.json"',
     'echo $pid',
   ].join('\n');

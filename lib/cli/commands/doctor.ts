@@ -12,6 +12,7 @@ import { isPruneLeftover, legacyPid, strandedClaims } from '../../registry/prune
 import { isWsl, ourPidDomain } from '../../registry/domain.js';
 import { unlistable } from '../../registry/read/unreadable-folder.js';
 import type { Command } from '../command.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { out } from '../output.js';
 import { readVersion } from '../version.js';
 import { configDirList } from './list.js';
@@ -83,8 +84,9 @@ export const doctor: Command = {
 prune left aside of a missing <pid>.json, read as the claims they are; pruneLeftovers: other copies and
 journals a prune left; the next claude-ps prune settles both),
 "verdicts": {VERDICT: N}, "skipped": [{"path", "pid", "reason"}]}.`,
-  flags: {},
+  flags: { ...HOST_FLAGS },
   run(ctx) {
+    if (wantsHosts(ctx.flags)) return import('../hosts/commands.js').then((m) => m.doctorOnHosts(ctx));
     const source: FolderReport['source'] = ctx.configDirs
       ? 'option'
       : ctx.env.CLAUDE_CONFIG_DIR // an empty value means unset, as in defaultConfigDir

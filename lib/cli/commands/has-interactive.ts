@@ -9,11 +9,12 @@ import { hasLiveInteractive, hasLiveInteractiveIn } from '../../registry/guards.
 import { scanRegistry } from '../../registry/read/scan.js';
 import { RegistryUnreadableError } from '../../registry/read/unreadable-folder.js';
 import type { Command, Context } from '../command.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { printable } from '../format.js';
+import { GUARD_EXIT } from '../guard-exit.js';
 import { err, out } from '../output.js';
 
-/** The exit codes. Usage errors (2) are the CLI's own; every failure here is ≥ 2, never 1. */
-export const GUARD_EXIT = Object.freeze({ yes: 0, no: 1, usage: 2, cannotTell: 3, error: 4 });
+export { GUARD_EXIT } from '../guard-exit.js';
 
 function answer(ctx: Context): number {
   // The backend is chosen before the folder is read: a bad CLAUDE_PS_BACKEND is an error (4) even
@@ -69,14 +70,17 @@ Exit codes (delete only on exactly 1):
   0  yes: a live interactive session (or an unreadable file of a live PID)
   1  no: no live interactive session, proven
   2  usage error (unknown option, missing value)
-  3  cannot tell: a sessions folder exists but cannot be listed (one line on stderr)
+  3  cannot tell: a sessions folder exists but cannot be listed, or (--host) a host gave no
+     answer (one line on stderr each)
   4  any other error, e.g. a bad CLAUDE_PS_BACKEND (one line on stderr)
 Example: claude-ps has-interactive --config-dir DIR; [ $? -eq 1 ] && rm -rf DIR`,
   flags: {
     verbose: { type: 'boolean', short: 'v', help: 'say yes or no, and why' },
+    ...HOST_FLAGS,
   },
-  run(ctx) {
+  async run(ctx) {
     try {
+      if (wantsHosts(ctx.flags)) return await (await import('../hosts/commands.js')).hasInteractiveOnHosts(ctx);
       return answer(ctx);
     } catch (error) {
       if (error instanceof UsageError) throw error;

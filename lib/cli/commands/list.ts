@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { defaultConfigDir, sessionsDir } from '../../registry/config.js';
 import { scanRegistry } from '../../registry/read/scan.js';
 import type { Command } from '../command.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { shortenHome } from '../format.js';
 import { jsonText, out, table } from '../output.js';
 import { LIST_HEADER, recordJson, recordRow } from '../records.js';
@@ -22,8 +23,10 @@ Live verdicts: alive, unverified, foreign. With --all, provably dead ones too: g
 --json prints {"records": [RECORD...]}; see the CLI reference for RECORD.`,
   flags: {
     all: { type: 'boolean', short: 'a', help: 'include dead records, with their verdict' },
+    ...HOST_FLAGS,
   },
   run(ctx) {
+    if (wantsHosts(ctx.flags)) return import('../hosts/commands.js').then((m) => m.listOnHosts(ctx));
     const dirs = configDirList(ctx.configDirs, ctx.env);
     const { records } = scanRegistry(dirs, { env: ctx.env });
     const shown = ctx.flags.all ? records : records.filter((r) => r.live);
