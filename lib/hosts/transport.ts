@@ -82,8 +82,8 @@ export function checkHostName(name: unknown): string {
   return name;
 }
 
-/** The full argument list for one read of `host`. */
-export function sshArguments(host: string, env: NodeJS.ProcessEnv): string[] {
+/** The full argument list for one run of `remoteCommand` (default: the reader's `sh -s`) on `host`. */
+export function sshArguments(host: string, env: NodeJS.ProcessEnv, remoteCommand = 'sh -s'): string[] {
   const [command, ...given] = sshCommand(env);
   const control = controlDir(env);
   const mux = control
@@ -100,7 +100,7 @@ export function sshArguments(host: string, env: NodeJS.ProcessEnv): string[] {
     '-T',
     '--',
     host,
-    'sh -s',
+    remoteCommand,
   ];
 }
 
@@ -120,15 +120,18 @@ export function lastLine(text: string): string {
   return line.length > 200 ? line.slice(0, 200) + '…' : line;
 }
 
-/** Runs the reader on `host` over ssh; resolves (never rejects) with its answer or a named failure. */
-export function runOverSsh(host: string, input: string, options: TransportOptions): Promise<SshOutcome> {
+/**
+ * Runs `remoteCommand` (default the reader's `sh -s`, `input` on its stdin) on `host` over ssh;
+ * resolves (never rejects) with its output or a named failure.
+ */
+export function runOverSsh(host: string, input: string, options: TransportOptions, remoteCommand?: string): Promise<SshOutcome> {
   const env = options.env ?? process.env;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const started = performance.now();
   const elapsed = () => Math.round(performance.now() - started);
   let args: string[];
   try {
-    args = sshArguments(checkHostName(host), env);
+    args = sshArguments(checkHostName(host), env, remoteCommand);
   } catch (error) {
     return Promise.resolve({ ok: false, failure: 'unreachable', detail: (error as Error).message, roundTripMs: 0 });
   }

@@ -3,7 +3,7 @@
  * there): every fault is a named per-host state in every output, and the guard says "no" only when
  * every host answered no.
  */
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -153,6 +153,59 @@ describe.skipIf(missing !== undefined)('claude-ps --host', () => {
       expect(table.stdout.split('\n').filter((l) => l.includes(String(pa)))).toHaveLength(1);
     } finally {
       a.run(`kill ${pa}; rm -f $HOME/.claude/sessions/*.json`);
+    }
+  });
+
+  it('a server that accepts but never speaks (SIGSTOP) is a timeout, within the connect timeout', async () => {
+    const d = await lab.start('host-d');
+    const fresh = join(lab.dir, 'fresh-stopped');
+    mkdirSync(fresh, { mode: 0o700 });
+    const pid = d.serverPid();
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const started = Date.now();
+      const r = runCli(cli, ['has-interactive', '--host', 'host-d', '--json'], { env: { ...env, XDG_RUNTIME_DIR: fresh } });
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(r.status).toBe(3);
+      expect(JSON.parse(r.stdout).hosts[0].state).toBe('timeout');
+    } finally {
+      process.kill(pid, 'SIGCONT');
+      await d.stop();
+    }
+  });
+
+  it('snapshot --host adds each host with its state, measuredAt and sessions', () => {
+    const pa = startRemoteSession(a, { name: 'snap' });
+    try {
+      const out = join(lab.dir, 'snapshot.json');
+      const r = run('snapshot', '--host', 'host-a', '--host', lab.downAlias, '--host', 'local', '--output', out);
+      expect(r.status).toBe(3);
+      const doc = JSON.parse(readFileSync(out, 'utf8'));
+      expect(doc.version).toBe(1);
+      expect(doc.hosts['host-a'].state).toBe('ok');
+      expect(Object.values(doc.hosts['host-a'].sessions)).toEqual([expect.objectContaining({ pid: pa, name: 'snap', verdict: 'alive' })]);
+      expect(doc.hosts.down).toMatchObject({ state: 'unreachable', sessions: {} });
+      expect(doc.hosts.local.state).toBe('ok');
+    } finally {
+      a.run(`kill ${pa}; rm -f $HOME/.claude/sessions/*.json`);
+    }
+  });
+
+  it('prune --host is refused where the remote has no claude-ps, and is its own prune where it has', () => {
+    const refused = run('prune', '--host', 'host-a', '--dry-run');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/host-a: refused: claude-ps is not on its PATH/);
+    expect(run('prune', '--host', 'local').status).toBe(2);
+    // A stand-in for an installed claude-ps (the remote has no Node): it says what it was asked.
+    const stub = join(lab.bin, 'claude-ps');
+    writeFileSync(stub, '#!/bin/sh\necho "pruned here with: $*"\n');
+    chmodSync(stub, 0o755);
+    try {
+      const ran = run('prune', '--host', 'host-a', '--dry-run');
+      expect(ran.status).toBe(0);
+      expect(ran.stdout).toBe('host-a: pruned here with: prune --dry-run\n');
+    } finally {
+      rmSync(stub);
     }
   });
 

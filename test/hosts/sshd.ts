@@ -9,7 +9,7 @@
  * says why not, for the one-line skip (CI=true fails instead).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,6 +58,8 @@ export interface TestHost {
   mode(mode: SessionMode): void;
   /** Runs a command on the remote (in its namespace), returns stdout; throws on failure. */
   run(command: string): string;
+  /** The sshd listener's PID (ours: the child of the unshare the test started). */
+  serverPid(): number;
   /** Stops the server (its namespace ends with it) and waits until it has exited. */
   stop(): Promise<void>;
 }
@@ -68,6 +70,8 @@ export interface Lab {
   /** CLAUDE_PS_SSH and an XDG_RUNTIME_DIR of the lab's own (its ControlPath sockets). */
   env: NodeJS.ProcessEnv;
   start(alias: string): Promise<TestHost>;
+  /** The folder of the remotes' PATH (a few tools, no Node). */
+  bin: string;
   /** An alias whose port nothing listens on. */
   downAlias: string;
   /** Stops every server and removes the folder. */
@@ -199,6 +203,10 @@ export async function makeLab(): Promise<Lab> {
         if (r.status !== 0) throw new Error(`ssh ${alias} ${command}: exit ${r.status}: ${r.stderr}`);
         return r.stdout;
       },
+      serverPid() {
+        const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'latin1').trim();
+        return Number(children.split(' ')[0]);
+      },
       async stop() {
         // unshare ignores SIGTERM while it waits; SIGKILL ends it, and --kill-child its sshd (PID 1 there).
         if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -218,6 +226,7 @@ export async function makeLab(): Promise<Lab> {
     sshConfig,
     env: labEnv(),
     start,
+    bin,
     downAlias: 'down',
     async close() {
       for (const { child, exited } of servers.values()) {

@@ -1,6 +1,7 @@
 /** `claude-ps snapshot`: the registry as one JSON document, for dashboards that cannot see this host. */
 import { snapshot as takeSnapshot, writeSnapshot } from '../../registry/snapshot.js';
 import type { Command } from '../command.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { jsonText, out } from '../output.js';
 import { configDirList } from './list.js';
 
@@ -16,8 +17,10 @@ The document: {"version": 1, "written": EPOCH_MS, "host": {"platform", "pidDomai
 --json then prints {"output": FILE, "sessions": N}.`,
   flags: {
     output: { type: 'string', short: 'o', value: 'FILE', help: 'write the snapshot to FILE (atomic replace)' },
+    ...HOST_FLAGS,
   },
   run(ctx) {
+    if (wantsHosts(ctx.flags)) return import('../hosts/commands.js').then((m) => m.snapshotOnHosts(ctx));
     const dirs = configDirList(ctx.configDirs, ctx.env);
     const data = takeSnapshot(dirs);
     const file = ctx.flags.output as string | undefined;

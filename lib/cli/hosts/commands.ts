@@ -3,7 +3,8 @@
  * command's own file hands over here when asked; the outputs keep each command's shape, with the
  * hosts' states beside it (docs/hosts.md).
  */
-import { anyInteractive, type HostScan } from '../../hosts/read.js';
+import { anyInteractive, LOCAL_HOST, type HostScan } from '../../hosts/read.js';
+import { snapshotOf, writeSnapshot, type Snapshot } from '../../registry/snapshot.js';
 import { sshArguments } from '../../hosts/transport.js';
 import type { Context } from '../command.js';
 import { countRecords } from '../counts.js';
@@ -130,5 +131,37 @@ export async function doctorOnHosts(ctx: Context): Promise<number> {
     }
   });
   out(lines.join('\n') + '\n');
+  return exitFor(list);
+}
+
+/**
+ * The snapshot document with a `hosts` key: by host, its state, when it was measured and its
+ * sessions in the snapshot's own shape. The top-level `sessions` stay this machine's (empty unless
+ * `local` is read), so a reader of version 1 reads what it always did.
+ */
+export async function snapshotOnHosts(ctx: Context): Promise<number> {
+  const list = await scans(ctx);
+  const local = list.find((s) => s.host === LOCAL_HOST);
+  const base = snapshotOf(local?.records ?? []);
+  const hosts: Record<string, unknown> = Object.create(null);
+  for (const s of list) {
+    const shot = snapshotOf(s.records, s.measuredAt);
+    hosts[s.host] = {
+      state: s.state,
+      detail: s.detail ?? null,
+      measuredAt: s.measuredAt ?? null,
+      pidDomain: s.host === LOCAL_HOST ? base.host.pidDomain : (s.remote?.pidDomain ?? null),
+      sessions: shot.sessions,
+    };
+  }
+  const data = { ...base, hosts } as Snapshot & { hosts: typeof hosts };
+  const file = ctx.flags.output as string | undefined;
+  if (file === undefined) out(jsonText(data) + '\n');
+  else {
+    writeSnapshot(file, data);
+    const n = list.reduce((sum, s) => sum + s.records.length, 0);
+    out(ctx.json ? JSON.stringify({ output: file, sessions: n, hosts: list.map(hostJson) }) + '\n' : `Wrote ${n} session(s) of ${list.length} host(s) to ${file}\n`);
+  }
+  noteProblems(ctx, list);
   return exitFor(list);
 }
