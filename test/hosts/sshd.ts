@@ -62,6 +62,8 @@ export interface TestHost {
   serverPid(): number;
   /** Stops the server (its namespace ends with it) and waits until it has exited. */
   stop(): Promise<void>;
+  /** Stops it and starts it again on the same port (a new PID namespace: its sessions are gone). */
+  restart(): Promise<void>;
 }
 
 export interface Lab {
@@ -119,6 +121,7 @@ export async function makeLab(): Promise<Lab> {
   };
   const block = writeConfig();
   const servers = new Map<string, { child: ChildProcess; exited: Promise<void> }>();
+  // restart() replaces a server's entry: close() ends whichever runs.
 
   async function start(alias: string): Promise<TestHost> {
     const port = await freePort();
@@ -170,21 +173,32 @@ export async function makeLab(): Promise<Lab> {
     );
     mkdirSync('/run/sshd', { recursive: true });
     const node = process.execPath;
-    // PID 1 of its own namespace: when it exits, the kernel ends every process of that namespace.
-    const child = spawn(
-      'unshare',
-      ['--pid', '--fork', '--mount-proc', '--kill-child', 'sh', '-c', `mount --bind /dev/null ${node} && exec ${SSHD} -D -e -f ${config}`],
-      { stdio: ['ignore', 'ignore', 'pipe'] },
-    );
-    let stderr = '';
-    child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-    servers.set(alias, { child, exited });
-    const deadline = Date.now() + 15_000;
-    while (!(await accepts(port))) {
-      if (child.exitCode !== null || Date.now() > deadline) throw new Error(`sshd did not start: ${stderr}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    let child!: ChildProcess;
+    let exited!: Promise<void>;
+    const launch = async () => {
+      // PID 1 of its own namespace: when it exits, the kernel ends every process of that namespace.
+      child = spawn(
+        'unshare',
+        ['--pid', '--fork', '--mount-proc', '--kill-child', 'sh', '-c', `mount --bind /dev/null ${node} && exec ${SSHD} -D -e -f ${config}`],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+      const current = child;
+      exited = new Promise<void>((resolve) => current.once('exit', () => resolve()));
+      servers.set(alias, { child, exited });
+      const deadline = Date.now() + 15_000;
+      while (!(await accepts(port))) {
+        if (child.exitCode !== null || Date.now() > deadline) throw new Error(`sshd did not start: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+    await launch();
+    const stop = async () => {
+      // unshare ignores SIGTERM while it waits; SIGKILL ends it, and --kill-child its sshd (PID 1 there).
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    };
     hostBlocks.push(block(alias, port, 'client_key'), block(`${alias}-wrongkey`, port, 'wrong_key'));
     writeConfig();
     const env = labEnv();
@@ -207,10 +221,10 @@ export async function makeLab(): Promise<Lab> {
         const children = readFileSync(`/proc/${child.pid}/task/${child.pid}/children`, 'latin1').trim();
         return Number(children.split(' ')[0]);
       },
-      async stop() {
-        // unshare ignores SIGTERM while it waits; SIGKILL ends it, and --kill-child its sshd (PID 1 there).
-        if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-        await exited;
+      stop,
+      async restart() {
+        await stop();
+        await launch();
       },
     };
   }
