@@ -6,6 +6,8 @@ import { readFileSync, readlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readHosts, anyInteractive } from '../../lib/hosts/read.js';
+import { readerInput } from '../../lib/hosts/reader-text.js';
+import { runOverSsh } from '../../lib/hosts/transport.js';
 import { ourPidDomain } from '../../lib/registry/domain.js';
 import { makeLab, sshdMissing, startRemoteSession, type Lab, type TestHost } from './sshd.js';
 
@@ -60,6 +62,16 @@ describe.skipIf(missing !== undefined)('reading another host over ssh', () => {
     expect(scan!.interactive).toBe(true);
     expect(scan!.remote?.proc).toBe('ours');
     a.run(`kill ${live}; rm -f $HOME/.claude/sessions/*.json`);
+  });
+
+  it('an answer that never ends is cut at the byte limit: bad answer, the ssh child killed', async () => {
+    a.mode('flood');
+    try {
+      const outcome = await runOverSsh('host-a', readerInput(undefined), { env: lab.env, maxBytes: 1024 * 1024, timeoutMs: 20_000 });
+      expect(outcome).toMatchObject({ ok: false, failure: 'bad answer', detail: expect.stringMatching(/over 1048576 bytes/) });
+    } finally {
+      a.mode('normal');
+    }
   });
 
   it('reads two hosts at once, and the guard needs every host to say no', async () => {

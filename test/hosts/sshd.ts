@@ -5,8 +5,8 @@
  * mount namespace), and a session's PATH holds only a few tools: the remote has no Node at all.
  *
  * Each server reads a `mode` file per session: `normal` runs the command, `hang` sleeps, `garbage`
- * prints text that is no answer. Needs root (sshd, unshare) and /usr/sbin/sshd; `sshdMissing()`
- * says why not, for the one-line skip (CI=true fails instead).
+ * prints text that is no answer, `flood` an answer that never ends. Needs root (sshd, unshare) and
+ * /usr/sbin/sshd; `sshdMissing()` says why not, for the one-line skip (CI=true fails instead).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -46,7 +46,7 @@ async function accepts(port: number): Promise<boolean> {
   });
 }
 
-export type SessionMode = 'normal' | 'hang' | 'garbage';
+export type SessionMode = 'normal' | 'hang' | 'garbage' | 'flood';
 
 export interface TestHost {
   /** The ssh alias for this server in `lab.sshConfig`; `<alias>-wrongkey` offers a key it refuses. */
@@ -140,6 +140,7 @@ export async function makeLab(): Promise<Lab> {
         `case $(cat ${modeFile}) in`,
         '  hang) exec sleep 60 ;;',
         "  garbage) printf 'HTTP/1.1 200 OK\\r\\n\\r\\n<html>welcome</html>\\n'; exit 0 ;;",
+        "  flood) printf 'claude-ps-reader 1\\n'; exec yes 'file 1.json ok 7b7d' ;;",
         'esac',
         `HOME=${home} PATH=${bin}`,
         'export HOME PATH',
