@@ -125,7 +125,26 @@ export async function readHosts(hosts: readonly string[], options: HostReadOptio
   if (options.timeoutMs !== undefined && (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0)) {
     throw new TypeError('readHosts: options.timeoutMs must be a positive number of milliseconds');
   }
-  return Promise.all(names.map((host) => (host === LOCAL_HOST ? readLocal(options) : readRemote(host, options))));
+  const gate = limit(MAX_PARALLEL_SSH);
+  return Promise.all(names.map((host) => (host === LOCAL_HOST ? readLocal(options) : gate(() => readRemote(host, options)))));
+}
+
+/** ssh children at once: each holds three pipes (six descriptors here), and a list of 100 hosts must not run out. */
+const MAX_PARALLEL_SSH = 16;
+
+function limit(max: number): <T>(task: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  return async (task) => {
+    if (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
+    running++;
+    try {
+      return await task();
+    } finally {
+      running--;
+      waiting.shift()?.();
+    }
+  };
 }
 
 /** The guard over many hosts: yes if any says yes, no only when every host answered no, else cannot tell. */

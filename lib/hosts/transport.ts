@@ -121,6 +121,17 @@ export function lastLine(text: string): string {
 }
 
 /**
+ * SIGKILL to our own ssh child, only while it is one: a spawn that failed (EMFILE) leaves a child
+ * without a PID, and a kill through it could reach PID 0, i.e. our whole process group.
+ */
+function killOwn(child: ChildProcess): void {
+  const pid = child.pid;
+  if (pid === undefined || !Number.isSafeInteger(pid) || pid <= 0) return;
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGKILL');
+}
+
+/**
  * Runs `remoteCommand` (default the reader's `sh -s`, `input` on its stdin) on `host` over ssh;
  * resolves (never rejects) with its output or a named failure.
  */
@@ -155,7 +166,7 @@ export function runOverSsh(host: string, input: string, options: TransportOption
     // master, which keeps them open while the remote side runs: our ends are closed too, or this
     // process would wait for a hung remote however long it hangs.
     const abandon = (failure: HostFailure, detail: string) => {
-      child.kill('SIGKILL');
+      killOwn(child);
       child.stdin?.destroy();
       child.stdout?.destroy();
       child.stderr?.destroy();
@@ -179,11 +190,17 @@ export function runOverSsh(host: string, input: string, options: TransportOption
     } catch (error) {
       return finish({ ok: false, failure: 'unreachable', detail: `cannot run ${args[0]}: ${(error as Error).message}`, roundTripMs: 0 });
     }
-    timer = setTimeout(() => abandon('timeout', `no complete answer within ${timeoutMs} ms`), timeoutMs);
     child.on('error', (error: NodeJS.ErrnoException) => {
-      // The spawn failed (ENOENT…): no exit event follows.
+      // The spawn failed (ENOENT, EMFILE…): no exit event follows.
       finish({ ok: false, failure: 'unreachable', detail: `cannot run ${args[0]}: ${error.code ?? error.message}`, roundTripMs: elapsed() });
     });
+    // Out of descriptors (EMFILE), Node gives a child without pipes (and without a process) and
+    // reports the error next tick.
+    if (!child.stdout || !child.stderr || !child.stdin) {
+      killOwn(child);
+      return;
+    }
+    timer = setTimeout(() => abandon('timeout', `no complete answer within ${timeoutMs} ms`), timeoutMs);
     child.stdout!.on('data', (chunk: Buffer) => {
       outBytes += chunk.length;
       if (outBytes > options.maxBytes) return abandon('bad answer', `the answer is over ${options.maxBytes} bytes`);

@@ -209,6 +209,22 @@ describe.skipIf(missing !== undefined)('claude-ps --host', () => {
     }
   });
 
+  it('out of descriptors (ulimit -n 40, 20 hosts): each host is named, nothing else is signalled', () => {
+    const config = join(lab.dir, 'many_config');
+    writeFileSync(config, 'Host h*\n  HostName 127.0.0.1\n  Port 9\n  BatchMode yes\n');
+    const hosts = Array.from({ length: 20 }, (_, i) => `--host h${i}`).join(' ');
+    // In a session of its own: a kill through a child that never started (PID 0) would end this
+    // test's process group, which is how this bug first showed.
+    const r = spawnSync('setsid', ['sh', '-c', `ulimit -n 40; exec "${process.execPath}" "${cli}" count ${hosts} --json`], {
+      env: { ...env, CLAUDE_PS_SSH: `ssh -F ${config}` },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(r.status).toBe(3);
+    const states = JSON.parse(r.stdout).hosts.map((h: { state: string; detail: string }) => h.state);
+    expect(states).toEqual(Array(20).fill('unreachable'));
+  });
+
   it('--all-hosts reads local and the hosts file; bad names are usage errors', () => {
     mkdirSync(join(lab.dir, 'xdg', 'claude-ps'), { recursive: true });
     writeFileSync(join(lab.dir, 'xdg', 'claude-ps', 'hosts'), '# my machines\nhost-a\n\nhost-b  # the build box\n');
