@@ -48,26 +48,26 @@ class HostTrack {
  * the ordinary watch (lib/registry/watch), whose events need no polling.
  */
 export class HostWatcher extends EventEmitter {
-  #closed = false;
-  readonly #tracks: HostTrack[];
-  readonly #interval: number;
+  private closed = false;
+  private readonly tracks: HostTrack[];
+  private readonly interval: number;
 
   constructor(hosts: readonly string[], readonly options: HostWatchOptions = {}) {
     super();
     const interval = options.intervalMs ?? DEFAULT_HOST_INTERVAL_MS;
     if (!Number.isSafeInteger(interval) || interval < 10) throw new TypeError('watchHosts: options.intervalMs must be an integer of at least 10 ms');
-    this.#interval = interval;
-    this.#tracks = [...new Set(hosts)].map((h) => new HostTrack(h));
-    for (const track of this.#tracks) void this.#read(track);
+    this.interval = interval;
+    this.tracks = [...new Set(hosts)].map((h) => new HostTrack(h));
+    for (const track of this.tracks) void this.read(track);
   }
 
   close(): void {
-    this.#closed = true;
-    for (const track of this.#tracks) clearTimeout(track.timer);
+    this.closed = true;
+    for (const track of this.tracks) clearTimeout(track.timer);
   }
 
-  async #read(track: HostTrack): Promise<void> {
-    if (this.#closed) return;
+  private async read(track: HostTrack): Promise<void> {
+    if (this.closed) return;
     let scan: HostScan;
     try {
       [scan] = (await readHosts([track.host], this.options)) as [HostScan];
@@ -75,15 +75,15 @@ export class HostWatcher extends EventEmitter {
       this.emit('error', error);
       return;
     }
-    if (this.#closed) return;
-    this.#apply(track, scan);
+    if (this.closed) return;
+    this.apply(track, scan);
     const answered = scan.state === 'ok' || scan.state === 'unreadable';
     track.failures = answered ? 0 : track.failures + 1;
-    const delay = Math.min(this.#interval * 2 ** track.failures, Math.max(MAX_BACKOFF_MS, this.#interval));
-    track.timer = setTimeout(() => void this.#read(track), delay);
+    const delay = Math.min(this.interval * 2 ** track.failures, Math.max(MAX_BACKOFF_MS, this.interval));
+    track.timer = setTimeout(() => void this.read(track), delay);
   }
 
-  #apply(track: HostTrack, scan: HostScan): void {
+  private apply(track: HostTrack, scan: HostScan): void {
     if (scan.state !== track.state) {
       track.state = scan.state;
       const event: HostStateEvent = { host: track.host, state: scan.state, detail: scan.detail, time: scan.measuredAt ?? Date.now() };

@@ -8,7 +8,7 @@ export const HOST_FLAGS: FlagSpecs = {
   host: {
     type: 'list',
     value: 'NAME',
-    help: 'read NAME over ssh (an ssh alias or user@host) instead of only this machine; `local` is this one (repeatable)',
+    help: 'read NAME over ssh (an alias or user@host; `local`: this machine), repeatable; exit 3 if one gives no answer',
   },
   'all-hosts': { type: 'boolean', help: 'read `local` and every host in $XDG_CONFIG_HOME/claude-ps/hosts' },
   'host-timeout': { type: 'integer', value: 'SECONDS', help: 'per host, the whole read over ssh (default 15)' },
