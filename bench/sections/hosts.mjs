@@ -40,7 +40,8 @@ export async function hostsSection({ bins, workDir, quick, localConfigDir }) {
     for (const h of hosts) for (let k = 0; k < SESSIONS_PER_HOST; k++) harness.startRemoteSession(h, { status: 'busy' });
     const env = { ...lab.env, CLAUDE_CONFIG_DIR: localConfigDir };
     delete env.NODE_OPTIONS;
-    const cold = { ...env, CLAUDE_PS_SSH: `${env.CLAUDE_PS_SSH} -o ControlMaster=no` };
+    // ControlPath=none, not only ControlMaster=no: with a socket named, ssh would still ride on the master.
+    const cold = { ...env, CLAUDE_PS_SSH: `${env.CLAUDE_PS_SSH} -o ControlPath=none -o ControlMaster=no` };
     const names = hosts.map((h) => h.alias);
     const hostArgs = (n) => names.slice(0, n).flatMap((name) => ['--host', name]);
     const rows = [
@@ -48,7 +49,7 @@ export async function hostsSection({ bins, workDir, quick, localConfigDir }) {
       { key: 'ssh', name: '`ssh HOST true` over the shared connection (the floor)', command: 'ssh', args: ['-F', lab.sshConfig, '-o', 'ControlMaster=auto', '-o', `ControlPath=${lab.env.XDG_RUNTIME_DIR}/claude-ps-ssh/%C`, names[0], 'true'] },
       { key: 'warm1', name: '`claude-ps count --host HOST`, warm', command: process.execPath, args: [cli, 'count', ...hostArgs(1)] },
       { key: 'warmN', name: `\`claude-ps count\` with ${HOSTS} hosts, warm, in parallel`, command: process.execPath, args: [cli, 'count', ...hostArgs(HOSTS)] },
-      { key: 'cold1', name: '`claude-ps count --host HOST`, cold (ControlMaster=no: a handshake each time)', command: process.execPath, args: [cli, 'count', ...hostArgs(1)], env: cold },
+      { key: 'cold1', name: '`claude-ps count --host HOST`, cold (ControlPath=none: a handshake each time)', command: process.execPath, args: [cli, 'count', ...hostArgs(1)], env: cold },
     ];
     // Warm every shared connection (and check that each row runs) before measuring.
     const check = spawnSync(process.execPath, [cli, 'count', '--json', ...hostArgs(HOSTS)], { env, encoding: 'utf8' });

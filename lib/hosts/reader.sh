@@ -48,7 +48,8 @@ echo "wsl $wsl"
 proc=none
 if [ "$probe" = proc ] && cd -P /proc/self 2>/dev/null; then
   if [ "$(pwd -P)" = "/proc/$$" ]; then proc=ours; else proc=foreign; fi
-  cd / || exit 1
+  # Back where ssh started us (the login folder): relative config dirs are relative to it.
+  cd - >/dev/null 2>&1 || cd / || exit 1
 fi
 echo "proc $proc"
 
