@@ -90,7 +90,7 @@ describe.skipIf(missing !== undefined)('claude-ps --host', () => {
   it('names each fault: unreachable, auth failed, timeout, bad answer; never "no sessions"', () => {
     // A fresh runtime folder: no shared connection to host-a (whose master would carry this alias too,
     // as OpenSSH multiplexing does for the same host, port and user: docs/hosts.md).
-    const fresh = join(lab.dir, 'fresh-run');
+    const fresh = join(lab.dir, 'fr');
     mkdirSync(fresh, { mode: 0o700 });
     const wrong = runCli(cli, ['count', '--host', 'host-a-wrongkey', '--json'], { env: { ...env, XDG_RUNTIME_DIR: fresh } });
     expect(wrong.status).toBe(3);
@@ -158,7 +158,8 @@ describe.skipIf(missing !== undefined)('claude-ps --host', () => {
 
   it('a server that accepts but never speaks (SIGSTOP) is a timeout, within the connect timeout', async () => {
     const d = await lab.start('host-d');
-    const fresh = join(lab.dir, 'fresh-stopped');
+    // Short: a longer ControlPath folder would not fit a socket path, and the temp folder's would serve.
+    const fresh = join(lab.dir, 'fs');
     mkdirSync(fresh, { mode: 0o700 });
     const pid = d.serverPid();
     process.kill(pid, 'SIGSTOP');
