@@ -6,7 +6,7 @@
  */
 import { tokenString } from '../backend/index.js';
 import { linuxProbeInto } from '../backend/js-linux.js';
-import { psProbeInto, type PsOptions } from '../backend/ps.js';
+import { LINUX_PID_MAX_LIMIT, psProbeInto, type PsOptions } from '../backend/ps.js';
 import { STATE_NAMES, type NumericTokenForm, type ProbeState } from '../backend/types.js';
 import { readPsRun } from '../proc/ps-output.js';
 import type { DomainFacts } from '../registry/domain.js';
@@ -19,7 +19,6 @@ import type { ReaderAnswer, RemotePidFacts } from './answer.js';
 // What a ps probe on the remote obeys: macOS's PID_MAX (the reader passes no larger PID to ps), and
 // one run for every PID (the reader ran one).
 const DARWIN_PID_MAX = 99999;
-const LINUX_PID_MAX_LIMIT = 4194304;
 
 /** The remote's domain facts: only its own pidDomain makes a record probeable (there). */
 export function remoteFacts(answer: ReaderAnswer): DomainFacts {
