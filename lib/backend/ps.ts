@@ -34,7 +34,7 @@ export interface PsOptions {
 }
 
 // macOS (and the BSDs): PID_MAX is 99999, and one PID above it makes macOS ps fail the whole run.
-const BSD_PID_MAX = 99999;
+export const BSD_PID_MAX = 99999;
 // Linux's PID_MAX_LIMIT (2^22): the ceiling when /proc/sys/kernel/pid_max cannot be read.
 export const LINUX_PID_MAX_LIMIT = 4194304;
 

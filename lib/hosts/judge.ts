@@ -6,7 +6,7 @@
  */
 import { tokenString } from '../backend/index.js';
 import { linuxProbeInto } from '../backend/js-linux.js';
-import { LINUX_PID_MAX_LIMIT, psProbeInto, type PsOptions } from '../backend/ps.js';
+import { BSD_PID_MAX, LINUX_PID_MAX_LIMIT, psProbeInto, type PsOptions } from '../backend/ps.js';
 import { STATE_NAMES, type NumericTokenForm, type ProbeState } from '../backend/types.js';
 import { readPsRun } from '../proc/ps-output.js';
 import type { DomainFacts } from '../registry/domain.js';
@@ -18,7 +18,6 @@ import type { ReaderAnswer, RemotePidFacts } from './answer.js';
 
 // What a ps probe on the remote obeys: macOS's PID_MAX (the reader passes no larger PID to ps), and
 // one run for every PID (the reader ran one).
-const DARWIN_PID_MAX = 99999;
 
 /** The remote's domain facts: only its own pidDomain makes a record probeable (there). */
 export function remoteFacts(answer: ReaderAnswer): DomainFacts {
@@ -70,7 +69,7 @@ export function remoteMeasure(answer: ReaderAnswer): MeasurePids {
         command: 'ps',
         timeoutMs: 0,
         chunkSize: Number.MAX_SAFE_INTEGER,
-        pidMax: answer.platform === 'darwin' ? DARWIN_PID_MAX : LINUX_PID_MAX_LIMIT,
+        pidMax: answer.platform === 'darwin' ? BSD_PID_MAX : LINUX_PID_MAX_LIMIT,
       };
       const run = answer.ps;
       psProbeInto(input, rawStates, rawTokens, options, {
