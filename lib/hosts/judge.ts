@@ -16,9 +16,6 @@ import type { ScanResult, SkippedCandidate } from '../registry/types.js';
 import { judgeClaims, judgeVerdicts, type LivenessKey, type MeasurePids } from '../registry/verdict.js';
 import type { ReaderAnswer, RemotePidFacts } from './answer.js';
 
-// What a ps probe on the remote obeys: macOS's PID_MAX (the reader passes no larger PID to ps), and
-// one run for every PID (the reader ran one).
-
 /** The remote's domain facts: only its own pidDomain makes a record probeable (there). */
 export function remoteFacts(answer: ReaderAnswer): DomainFacts {
   // Only 'win32' changes isLocalClaim's rule for a record without pidDomain; an unknown Unix is 'linux'.
@@ -65,6 +62,8 @@ export function remoteMeasure(answer: ReaderAnswer): MeasurePids {
       );
     } else if (answer.probe === 'ps') {
       form = 'lstart';
+      // What the remote's ps run obeyed: macOS's PID_MAX (the reader passes no larger PID to ps), and
+      // one run for every PID (the reader ran one).
       const options: PsOptions = {
         command: 'ps',
         timeoutMs: 0,
