@@ -80,7 +80,7 @@ describe('the packed package', () => {
   it('ships the prebuild, the bundles with their maps, both type trees, the sources to build from and the licence; nothing else', () => {
     const files = [...contents(tarball).keys()];
     const allowed = [
-      /^package\/(package\.json|README\.md|LICENSE|binding\.gyp|scripts\/install\.cjs)$/,
+      /^package\/(package\.json|README\.md|LICENSE|binding\.gyp|scripts\/install\.cjs|lib\/hosts\/reader\.sh)$/,
       /^package\/native\/[\w-]+\.(cc|h)$/,
       /^package\/prebuilds\/[\w+-]+\/claude-ps\.node$/,
       /^package\/dist\/(index\.js|index\.cjs|cli\.cjs|cli-main\.cjs)(\.map)?$/,
@@ -100,6 +100,7 @@ describe('the packed package', () => {
       'package/binding.gyp',
       'package/native/addon.cc',
       'package/scripts/install.cjs',
+      'package/lib/hosts/reader.sh',
       'package/README.md',
       'package/LICENSE',
     ]) {

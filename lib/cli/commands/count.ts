@@ -1,6 +1,7 @@
 /** `claude-ps count`: how many sessions are live (every kind, or only the human ones). */
 import { scanLive } from '../../registry/read/scan.js';
 import type { Command } from '../command.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { out, outJson } from '../output.js';
 import { configDirList } from './list.js';
 import { noteRegistry } from '../registry-notes.js';
@@ -18,8 +19,10 @@ Prints one number: live records of every kind, or with --interactive only the in
 PID exists are counted on stderr in one line: the number may miss them.`,
   flags: {
     interactive: { type: 'boolean', short: 'i', help: 'count only interactive (human) sessions' },
+    ...HOST_FLAGS,
   },
   run(ctx) {
+    if (wantsHosts(ctx.flags)) return import('../hosts/commands.js').then((m) => m.countOnHosts(ctx));
     const interactive = ctx.flags.interactive === true;
     const options = { env: ctx.env };
     const dirs = configDirList(ctx.configDirs, ctx.env);

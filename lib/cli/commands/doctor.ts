@@ -15,6 +15,7 @@ import { unlistable } from '../../registry/read/unreadable-folder.js';
 import type { Verdict } from '../../registry/types.js';
 import type { Command } from '../command.js';
 import { skipsJson } from '../skips.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { out, outJson } from '../output.js';
 import { readVersion } from '../version.js';
 import { configDirList } from './list.js';
@@ -107,8 +108,9 @@ older Claude Code, judged as prune --legacy judges them; stranded: copies an int
 prune left aside of a missing <pid>.json, read as the claims they are; pruneLeftovers: other copies and
 journals a prune left; the next claude-ps prune settles both),
 "verdicts": {VERDICT: N}, "skipped": [{"path", "pid", "reason", "error"}]}. Every key is always present.`,
-  flags: {},
+  flags: { ...HOST_FLAGS },
   run(ctx) {
+    if (wantsHosts(ctx.flags)) return import('../hosts/commands.js').then((m) => m.doctorOnHosts(ctx));
     const source: FolderReport['source'] = ctx.configDirs
       ? 'option'
       : ctx.env.CLAUDE_CONFIG_DIR // an empty value means unset, as in defaultConfigDir

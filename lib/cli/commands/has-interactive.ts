@@ -12,12 +12,13 @@ import { passParent } from '../registry-notes.js';
 import { scanRegistry } from '../../registry/read/scan.js';
 import { RegistryUnreadableError } from '../../registry/read/unreadable-folder.js';
 import type { Command, Context } from '../command.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { printable } from '../format.js';
 import { skipsJson } from '../skips.js';
+import { GUARD_EXIT } from '../guard-exit.js';
 import { err, out, outJson } from '../output.js';
 
-/** The exit codes. Usage errors (2) are the CLI's own; every failure here is ≥ 2, never 1. */
-export const GUARD_EXIT = Object.freeze({ yes: 0, no: 1, usage: 2, cannotTell: 3, error: 4 });
+export { GUARD_EXIT } from '../guard-exit.js';
 
 function answer(ctx: Context): number {
   // The backend is chosen before the folder is read: a CLAUDE_PS_BACKEND that is none of ours is a
@@ -78,14 +79,17 @@ Exit codes (delete only on exactly 1):
   1  no: no live interactive session, proven
   2  usage error (unknown option, missing value, a CLAUDE_PS_BACKEND that is not native, js or ps,
      or a sessions folder given as the config dir: it names the parent to pass)
-  3  cannot tell: a sessions folder exists but cannot be listed (one line on stderr)
+  3  cannot tell: a sessions folder exists but cannot be listed, or (--host) a host gave no
+     answer (one line on stderr each)
   4  any other error, e.g. CLAUDE_PS_BACKEND=native without a loadable addon (one line on stderr)
 Example: claude-ps has-interactive --config-dir DIR; [ $? -eq 1 ] && rm -rf DIR`,
   flags: {
     verbose: { type: 'boolean', short: 'v', help: 'say yes or no, and why' },
+    ...HOST_FLAGS,
   },
-  run(ctx) {
+  async run(ctx) {
     try {
+      if (wantsHosts(ctx.flags)) return await (await import('../hosts/commands.js')).hasInteractiveOnHosts(ctx);
       return answer(ctx);
     } catch (error) {
       if (error instanceof UsageError) throw error;

@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { defaultConfigDir, sessionsDir } from '../../registry/config.js';
 import { scanRegistry } from '../../registry/read/scan.js';
 import type { Command } from '../command.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { shortenHome } from '../format.js';
 import { out, outJson, table } from '../output.js';
 import { LIST_HEADER, recordJson, recordRow } from '../records.js';
@@ -25,8 +26,10 @@ Live verdicts: alive, unverified, foreign. With --all, provably dead ones too: g
 CLI reference for RECORD. Candidates that could not be read are counted on stderr in one line.`,
   flags: {
     all: { type: 'boolean', short: 'a', help: 'include dead records, with their verdict' },
+    ...HOST_FLAGS,
   },
   run(ctx) {
+    if (wantsHosts(ctx.flags)) return import('../hosts/commands.js').then((m) => m.listOnHosts(ctx));
     const dirs = configDirList(ctx.configDirs, ctx.env);
     const scan = scanRegistry(dirs, { env: ctx.env });
     const { records } = scan;

@@ -126,8 +126,10 @@ Exit 1 when a dead file could not be removed (each is named on stderr, with the 
   flags: {
     'dry-run': { type: 'boolean', short: 'n', help: 'report what would be removed, remove nothing' },
     legacy: { type: 'boolean', help: 'also remove pid-<n>.json files (older Claude Code) whose PID is gone' },
+    host: { type: 'list', value: 'NAME', help: "run NAME's own claude-ps prune over ssh (refused where it has none)" },
   },
   async run(ctx) {
+    if (ctx.flags.host !== undefined) return (await import('../hosts/prune.js')).pruneOnHosts(ctx);
     const dryRun = ctx.flags['dry-run'] === true;
     const o = await runPrune(ctx, dryRun, ctx.flags.legacy === true);
     const code = o.interrupted ? SIGNALS[o.interrupted] : o.failed.length > 0 ? 1 : 0;

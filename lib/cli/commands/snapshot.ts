@@ -4,6 +4,7 @@ import { snapshotOf, writeSnapshot } from '../../registry/snapshot.js';
 import { noteRegistry } from '../registry-notes.js';
 import { skipsJson } from '../skips.js';
 import type { Command } from '../command.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { out, outJson } from '../output.js';
 import { configDirList } from './list.js';
 
@@ -20,8 +21,10 @@ The document: {"version": 1, "written": EPOCH_MS, "host": {"platform", "pidDomai
 Candidates that could not be read are counted on stderr in one line.`,
   flags: {
     output: { type: 'string', short: 'o', value: 'FILE', help: 'write the snapshot to FILE (atomic replace)' },
+    ...HOST_FLAGS,
   },
   run(ctx) {
+    if (wantsHosts(ctx.flags)) return import('../hosts/commands.js').then((m) => m.snapshotOnHosts(ctx));
     const dirs = configDirList(ctx.configDirs, ctx.env);
     const scan = scanRegistry(dirs, { env: ctx.env });
     const data = snapshotOf(scan.records);
