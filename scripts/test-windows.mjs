@@ -138,6 +138,12 @@ async function main() {
     .filter((f) => f.endsWith('.test.mjs'))
     .sort()
     .map((f) => `test/windows/${f}`);
+  if (process.argv.includes('--bench')) {
+    const bench = await runNodeExe(toolchain, ['bench/windows-probe.mjs']);
+    process.stdout.write(bench.stdout + bench.stderr);
+    if (bench.status !== 0) throw new Error(`bench/windows-probe.mjs exited ${bench.status ?? bench.signal}`);
+    return;
+  }
   const filter = process.argv.slice(2);
   const chosen = filter.length > 0 ? files.filter((f) => filter.some((x) => f.includes(x))) : files;
   // One file at a time: two cores, one wineserver; the runner's own concurrency only adds contention.
