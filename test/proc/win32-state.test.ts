@@ -116,8 +116,9 @@ describe.skipIf(!hasGxx)('win32 probe decisions (win32_state.h, injected answers
     expect(decideVerdict('134090721234567891', state as 'alive', token)).toBe('alive');
     expect(decideVerdict('134090721234567890', state as 'alive', token)).toBe('recycled');
     expect(decideVerdict('134090721234567892', state as 'alive', token)).toBe('recycled');
-    // Claude Code's PowerShell fallback: .NET ticks = FILETIME + 504911232000000000, exactly.
-    expect(decideVerdict((CREATION + 504911232000000000n).toString(), state as 'alive', token)).toBe('alive');
-    expect(decideVerdict((CREATION + 504911232000000001n).toString(), state as 'alive', token)).toBe('recycled');
+    // Claude Code's PowerShell fallback: .NET ticks = FILETIME + 504911232000000000, cut to the microsecond.
+    const dotnet = (CREATION / 10n) * 10n + 504911232000000000n;
+    expect(decideVerdict(dotnet.toString(), state as 'alive', token)).toBe('alive');
+    expect(decideVerdict((dotnet + 10n).toString(), state as 'alive', token)).toBe('recycled');
   });
 });

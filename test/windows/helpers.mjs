@@ -15,7 +15,7 @@ export const DOTNET_OFFSET = 504911232000000000n;
 
 /** The win32 prebuild itself, as the package's loader loads it (same file: same module instance). */
 export function addon() {
-  return createRequire(import.meta.url)(join(root, 'prebuilds', 'win32-x64', 'claude-ps.node'));
+  return createRequire(import.meta.url)(join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'claude-ps.node'));
 }
 
 export function sleep(ms) {
