@@ -84,6 +84,22 @@ uint8_t ReadOne(HANDLE h, size_t max_bytes, double* m, std::vector<char>* out) {
   return kReadOk;
 }
 
+// A path past MAX_PATH opens only in the \\?\ form (as Node's own fs does); without it the open would
+// fail with ERROR_PATH_NOT_FOUND and a record Node can list would read as missing. That form takes the
+// path literally, so only an absolute path with no "." or ".." segment is converted.
+std::wstring LongForm(std::wstring path) {
+  if (path.size() < MAX_PATH - 12) return path;
+  for (auto& c : path) if (c == L'/') c = L'\\';
+  if (path.find(L"\\.\\") != std::wstring::npos || path.find(L"\\..\\") != std::wstring::npos ||
+      path.find(L"\\\\", 2) != std::wstring::npos) {
+    return path;
+  }
+  const bool drive = path.size() > 2 && path[1] == L':' && path[2] == L'\\';
+  if (drive) return L"\\\\?\\" + path;
+  if (path.compare(0, 2, L"\\\\") == 0 && path.compare(0, 4, L"\\\\?\\") != 0) return L"\\\\?\\UNC\\" + path.substr(2);
+  return path;
+}
+
 }  // namespace
 
 void ReadFilesAt(const char* dir, const char* names, size_t names_len, size_t count, size_t max_bytes,
@@ -112,7 +128,7 @@ void ReadFilesAt(const char* dir, const char* names, size_t names_len, size_t co
       continue;
     }
     DWORD error = 0;
-    HANDLE h = OpenRetry(folder + wide, &error);
+    HANDLE h = OpenRetry(LongForm(folder + wide), &error);
     if (h == INVALID_HANDLE_VALUE) {
       status[i] = OpenErrorStatus(error);
       continue;

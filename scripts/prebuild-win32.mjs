@@ -1,8 +1,10 @@
-// The win32 prebuild (`npm run prebuild:win32`): cross-builds the addon for x86_64-windows-gnu with the
-// Zig toolchain the darwin check installs (scripts/check-darwin.mjs, same cache), links it against an
-// import library for node.exe made from node-api-headers' def file, checks the result is a 64-bit
-// Windows DLL exporting napi_register_module_v1, and writes prebuilds/win32-x64/claude-ps.node, where
-// the package's loader looks first. Why and what it proves: docs/windows.md.
+// The win32 prebuilds (`npm run prebuild:win32`): cross-builds the addon for x86_64-windows-gnu and
+// aarch64-windows-gnu with the Zig toolchain the darwin check installs (scripts/check-darwin.mjs, same
+// cache), links it against an import library for node.exe made from node-api-headers' def file,
+// checks the result is a 64-bit Windows DLL for its machine exporting napi_register_module_v1, and
+// writes prebuilds/win32-<arch>/claude-ps.node, where the package's loader looks first. Only the x64
+// one can be loaded here (under Wine, by `npm run test:windows`); the arm64 one is checked as a file.
+// Why and what it proves: docs/windows.md.
 //
 // Exit 0 after a build or after ONE line saying why it was skipped; exit 1 on any error. With CI=true a
 // toolchain that cannot be installed is an error. Other scripts call buildWin32() directly.
@@ -16,7 +18,10 @@ import { HEADERS_SPEC, Unavailable, cacheRoot, ensurePackage, ensureZig, run, zi
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
 /** Zig's target, the PE machine it must produce, node_api.def's dlltool machine, the prebuild folder. */
-export const WIN32_TARGETS = [{ name: 'x64', zig: 'x86_64-windows-gnu', machine: 0x8664, dlltool: 'i386:x86-64', folder: 'win32-x64' }];
+export const WIN32_TARGETS = [
+  { name: 'x64', zig: 'x86_64-windows-gnu', machine: 0x8664, dlltool: 'i386:x86-64', folder: 'win32-x64' },
+  { name: 'arm64', zig: 'aarch64-windows-gnu', machine: 0xaa64, dlltool: 'arm64', folder: 'win32-arm64' },
+];
 
 const REGISTER_SYMBOL = 'napi_register_module_v1';
 const IMAGE_FILE_DLL = 0x2000;

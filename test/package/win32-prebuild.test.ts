@@ -89,7 +89,10 @@ describe('what counts as a Windows addon', () => {
     expect(script.peProblem(bytes, AMD64)).toMatch(problem);
   });
 
-  it('names x86_64-windows-gnu for win32-x64', () => {
-    expect(script.WIN32_TARGETS).toEqual([expect.objectContaining({ name: 'x64', zig: 'x86_64-windows-gnu', machine: AMD64, folder: 'win32-x64' })]);
+  it('names x86_64-windows-gnu for win32-x64 and aarch64-windows-gnu for win32-arm64', () => {
+    expect(script.WIN32_TARGETS).toEqual([
+      expect.objectContaining({ name: 'x64', zig: 'x86_64-windows-gnu', machine: AMD64, folder: 'win32-x64' }),
+      expect.objectContaining({ name: 'arm64', zig: 'aarch64-windows-gnu', machine: 0xaa64, folder: 'win32-arm64' }),
+    ]);
   });
 });

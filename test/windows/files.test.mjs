@@ -3,7 +3,7 @@
 // retries the sharing violation, then skips the file; prune leaves such a file in place and reports it.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { pruneWithReport, scanRegistry } from '../../dist/index.js';
@@ -90,6 +90,27 @@ test('a record Claude Code is rewriting (opened with sharing) reads normally', a
     assert.equal(scanRegistry(reg.configDir).records[0]?.verdict, 'gone');
   } finally {
     await endChild(child);
+    reg.remove();
+  }
+});
+
+// Wine has no MAX_PATH limit, so under Wine this passes with or without the \\?\ form: it can fail only
+// on real Windows (the release workflow's Windows runners run this suite).
+test('a registry deeper than MAX_PATH (260 characters) reads as one that is not: no record goes missing', async () => {
+  const reg = makeRegistry();
+  const pid = await deadPid();
+  let dir = reg.configDir;
+  while (dir.length < 300) dir = join(dir, 'a-rather-long-folder-name');
+  const sessions = join(dir, 'sessions');
+  mkdirSync(sessions, { recursive: true });
+  const path = join(sessions, `${pid}.json`);
+  writeFileSync(path, readFileSync(reg.write(pid, { procStartFt: '134000000000000000' })));
+  assert.ok(path.length > 300);
+  try {
+    const { records, skipped } = scanRegistry(dir);
+    assert.deepEqual(skipped, []);
+    assert.deepEqual(records.map((r) => [r.path, r.verdict]), [[path, 'gone']]);
+  } finally {
     reg.remove();
   }
 });
