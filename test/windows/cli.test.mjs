@@ -2,7 +2,7 @@
 // `watch --exec` running a command per event without a shell.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { cli, endAll, endChild, makeRegistry, runCli, startChild, until } from './helpers.mjs';
@@ -34,7 +34,7 @@ test('watch --exec under node.exe: node.exe runs per event, without a shell, the
   const log = join(reg.configDir, 'events.log');
   const script = join(reg.configDir, 'on-event.cjs');
   writeFileSync(script, `require('fs').appendFileSync(${JSON.stringify(log)}, process.env.CLAUDE_PS_EVENT + ' ' + process.env.CLAUDE_PS_PID + '\\n');`);
-  reg.write(pid, { procStartFt: token });
+  const path = reg.write(pid, { procStartFt: token });
   // A path with backslashes and a drive letter, quoted as --exec's word splitting wants it.
   const exec = `'${process.execPath}' '${script}'`;
   const watcher = spawn(process.execPath, [cli, 'watch', '--interval', '200', '--config-dir', reg.configDir, '--exec', exec], {
@@ -45,6 +45,11 @@ test('watch --exec under node.exe: node.exe runs per event, without a shell, the
     assert.ok(await until(() => existsSync(log) && readFileSync(log, 'utf8').includes(`added ${pid}`), 20_000), 'no added event ran');
     await endChild(child);
     assert.ok(await until(() => readFileSync(log, 'utf8').includes(`died ${pid}`), 20_000), readFileSync(log, 'utf8'));
+    // The last event's command done before the watcher ends: Windows has no process group to end a
+    // command with its watcher (TerminateProcess ends only the watcher), so none may be running then.
+    unlinkSync(path);
+    assert.ok(await until(() => readFileSync(log, 'utf8').includes(`removed ${pid}`), 20_000), readFileSync(log, 'utf8'));
+    await new Promise((r) => setTimeout(r, 500));
   } finally {
     watcher.kill();
     await new Promise((r) => (watcher.exitCode !== null ? r() : watcher.once('exit', r)));
