@@ -56,3 +56,38 @@ test('watch --exec under node.exe: node.exe runs per event, without a shell, the
     reg.remove();
   }
 });
+
+test('demo under node.exe: node.exe children stand in for sleep, and every claim gets the verdict it shows', () => {
+  const out = runCli(['demo', '--json']);
+  assert.equal(out.status, 0, out.stderr);
+  const demo = JSON.parse(out.stdout);
+  assert.ok(demo.claims.length >= 5, out.stdout);
+  for (const claim of demo.claims) assert.equal(claim.verdict, claim.expected, JSON.stringify(claim));
+  assert.ok(!existsSync(demo.folder), 'the demo removes its folder');
+});
+
+test('count, summary, probe and snapshot under node.exe', async () => {
+  const reg = makeRegistry();
+  const { child, pid, token } = await startChild();
+  try {
+    reg.write(pid, { procStartFt: token, status: 'busy' });
+    const count = runCli(['count', '--json', '--config-dir', reg.configDir]);
+    assert.equal(count.status, 0, count.stderr);
+    assert.deepEqual(JSON.parse(count.stdout), { count: 1, interactive: false });
+    const summary = runCli(['summary', '--json', '--config-dir', reg.configDir]);
+    assert.equal(summary.status, 0, summary.stderr);
+    assert.equal(JSON.parse(summary.stdout).busy, 1);
+    const probed = runCli(['probe', String(pid)]);
+    assert.equal(probed.status, 0, probed.stderr);
+    assert.ok(probed.stdout.includes(token), probed.stdout);
+    const file = join(reg.configDir, 'snapshot.json');
+    const snap = runCli(['snapshot', '--output', file, '--config-dir', reg.configDir]);
+    assert.equal(snap.status, 0, snap.stderr);
+    assert.ok(readFileSync(file, 'utf8').includes(String(pid)));
+    await endChild(child);
+    assert.equal(runCli(['probe', String(pid)]).status, 1);
+  } finally {
+    await endChild(child);
+    reg.remove();
+  }
+});
