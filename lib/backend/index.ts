@@ -101,10 +101,21 @@ export function resetBackend(): void {
   current = undefined;
 }
 
-/** A numeric token from a backend → the string Claude Code would have recorded. */
+/** A numeric token from a backend → the string Claude Code would have recorded (not `filetime`: tokenAt). */
 export function tokenString(form: ProbeBackend['tokenForm'], value: number): string | undefined {
   if (Number.isNaN(value)) return undefined;
   return form === 'lstart' ? formatLstart(value) : String(value);
+}
+
+/**
+ * `tokens[k]` as filled by a backend's probeInto → the string Claude Code would have recorded. A
+ * `filetime` slot holds 64 bits, read exactly as an integer: Claude Code writes the FILETIME in
+ * decimal (`procStartFt`), and a double would round it to a multiple of 16.
+ */
+export function tokenAt(form: ProbeBackend['tokenForm'], tokens: Float64Array, k: number): string | undefined {
+  if (form !== 'filetime') return tokenString(form, tokens[k]!);
+  const bits = new BigUint64Array(tokens.buffer, tokens.byteOffset + k * 8, 1)[0]!;
+  return bits === 0n ? undefined : bits.toString();
 }
 
 const INT32_MAX = 2147483647;
@@ -137,7 +148,7 @@ export function probe(pids: ArrayLike<number>): ProbeResult[] {
     results[i] = {
       pid: pids[i]!,
       state: STATE_NAMES[decided ? preset[i]! - 1 : states[i]!]!,
-      token: decided ? null : (tokenString(backendImpl.tokenForm, tokens[i]!) ?? null),
+      token: decided ? null : (tokenAt(backendImpl.tokenForm, tokens, i) ?? null),
     };
   }
   return results;

@@ -3,7 +3,7 @@
  * Backends only measure; every decision is here, in one pure function, so the batch path
  * (`judgeClaims`) and the single-claim path (`verdict`) cannot disagree.
  */
-import { probeBackend, tokenString } from '../backend/index.js';
+import { probeBackend, tokenAt } from '../backend/index.js';
 import { STATE_NAMES, type ProbeState } from '../backend/types.js';
 import { compareTokens, recordedToken } from '../proc/token.js';
 import { domainFacts, isLocalClaim, type DomainFacts } from './domain.js';
@@ -90,7 +90,7 @@ export function measurePids(pids: readonly number[]): { states: ProbeState[]; to
   backendImpl.probeInto(Int32Array.from(pids), rawStates, rawTokens);
   for (let k = 0; k < count; k++) {
     states[k] = STATE_NAMES[rawStates[k]!] ?? 'unverified';
-    tokens[k] = tokenString(backendImpl.tokenForm, rawTokens[k]!);
+    tokens[k] = tokenAt(backendImpl.tokenForm, rawTokens, k);
   }
   return { states, tokens };
 }
