@@ -13,13 +13,13 @@
 // Options: --out DIR (default prebuilds/); --only ID,… to make only some of them (IDs: linux-x64.glibc,
 // linux-x64.musl, linux-arm64.glibc, linux-arm64.musl, linux (all four), win32, darwin).
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { EM_AARCH64, EM_X86_64, highestGlibc, linuxAddonProblems, readElf } from './elf.mjs';
-import { Unavailable, ZIG_VERSION, cacheRoot, ensureZig, nodeApiHeaders, onCi, run, zigEnv, zigHostProblem } from './zig.mjs';
+import { Unavailable, ZIG_VERSION, cacheRoot, ensureZig, nodeApiHeaders, onCi, processExists, run, zigEnv, zigHostProblem } from './zig.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -127,7 +127,12 @@ export function linuxToolchain(sourceRoot = root) {
 /** Builds `targets` into `out` with Zig; throws Unavailable when Zig cannot be had, Error on a bad build. */
 export async function buildLinuxPrebuilds(targets, out, { say = () => {} } = {}) {
   const toolchain = linuxToolchain();
-  const work = mkdtempSync(join(tmpdir(), 'cps-prebuild-'));
+  // Work folders of runs killed mid-build (their process is gone): nothing of theirs reached `out`.
+  for (const name of readdirSync(tmpdir())) {
+    const owner = /^cps-prebuild-([0-9]+)-/.exec(name);
+    if (owner && !processExists(Number(owner[1]))) rmSync(join(tmpdir(), name), { recursive: true, force: true });
+  }
+  const work = mkdtempSync(join(tmpdir(), `cps-prebuild-${process.pid}-`));
   try {
     // Targets one after another (each compiles its sources in parallel): a cold libc++ build per
     // target is the slow part, and two cores are all there is.

@@ -26,7 +26,7 @@ export function cacheRoot(env = process.env) {
 }
 
 /** kill(pid, 0): sends no signal, only asks whether the PID exists (EPERM: it does). */
-function processExists(pid) {
+export function processExists(pid) {
   try {
     process.kill(pid, 0);
     return true;

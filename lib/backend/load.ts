@@ -78,7 +78,8 @@ export function truncatedElf(path: string): string | undefined {
     fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
     const stat = fstatSync(fd);
     if (!stat.isFile()) return 'not a regular file';
-    const head = Buffer.alloc(4096);
+    // The ELF header and, in every file a linker writes, the program headers right after it.
+    const head = Buffer.alloc(1024);
     const got = readSync(fd, head, 0, head.length, 0);
     if (got < 4 || head.readUInt32BE(0) !== 0x7f454c46) return undefined;
     const wide = head[4] === 2;

@@ -113,6 +113,9 @@ describe('the packed package', () => {
     ]) {
       expect(files).toContain(f);
     }
+    // Every prebuild built ships (the four Linux ones where Zig ran: docs/prebuilds.md).
+    const built = readdirSync(join(root, 'prebuilds'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.node'));
+    expect(built.map((f) => `package/prebuilds/${f.split('\\').join('/')}`).filter((f) => !files.includes(f))).toEqual([]);
     // Every ESM declaration has its CommonJS twin, and no declaration pulls in a package we do not depend on.
     const declarations = files.filter((f) => f.endsWith('.d.ts'));
     expect(declarations.filter((f) => !files.includes(f.replace(/\.d\.ts$/, '.d.cts')))).toEqual([]);
