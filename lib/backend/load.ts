@@ -149,7 +149,8 @@ export function loadNativeAddon(): AddonLoad {
     return checked(require(path) as Partial<NativeAddon>, file);
   } catch (err) {
     const first = firstLine(err);
-    const why = refused.filter((r) => r !== first).length > 0 ? ` (refused ${refused.filter((r) => r !== first).join(', ')})` : '';
-    return { reason: `no native addon for ${process.platform}-${process.arch}: ${firstLine(err)}${why}` };
+    // Files refused by the length check that node-gyp-build did not pick (it names its own).
+    const others = refused.filter((r) => r !== first);
+    return { reason: `no native addon for ${process.platform}-${process.arch}: ${first}${others.length > 0 ? ` (refused ${others.join(', ')})` : ''}` };
   }
 }

@@ -170,5 +170,21 @@ if (requireAll('the libc choice on the real prebuilds', missing, notHere)) {
         writeFileSync(file, whole);
       }
     });
+
+    it('both builds cut short: the reason names node-gyp-build’s pick and the other file refused', () => {
+      const files = [GLIBC, MUSL].map((f) => join(stage, f));
+      const wholes = files.map((f) => readFileSync(f));
+      files.forEach((f, i) => writeFileSync(f, wholes[i]!.subarray(0, 4096)));
+      try {
+        const seen = choices(base, false);
+        expect(seen.doctor).toEqual({ name: 'js', addon: null });
+        expect(seen.reason).toBe(
+          `no native addon for linux-x64: ${GLIBC}: cut short at 4096 of ${loadEnd(wholes[0]!)} bytes ` +
+            `(refused ${MUSL}: cut short at 4096 of ${loadEnd(wholes[1]!)} bytes)`,
+        );
+      } finally {
+        files.forEach((f, i) => writeFileSync(f, wholes[i]!));
+      }
+    });
   });
 }
