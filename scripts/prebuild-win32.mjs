@@ -13,7 +13,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { HEADERS_SPEC, Unavailable, cacheRoot, ensurePackage, ensureZig, run, zigEnv } from './check-darwin.mjs';
+import { HEADERS_SPEC, Unavailable, cacheRoot, ensurePackage, ensureZig, run, zigEnv } from './zig.mjs';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -10,7 +10,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Unavailable, cacheRoot, ensurePackage } from './check-darwin.mjs';
+import { Unavailable, cacheRoot, ensurePackage } from './zig.mjs';
 import { buildWin32 } from './prebuild-win32.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

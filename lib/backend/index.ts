@@ -38,6 +38,8 @@ interface Selection {
   info: BackendInfo;
   /** The addon, when it serves (kernel exit notification rides on it: lib/backend/exits.ts). */
   addon?: NativeAddon;
+  /** The file the addon was loaded from, relative to the package root. */
+  addonFile?: string;
 }
 
 let current: Selection | undefined;
@@ -66,7 +68,13 @@ function select(): Selection {
   }
   const loaded = loadNativeAddon();
   if (loaded.addon) {
-    return { probe: nativeBackend(loaded.addon), read: nativeReadFiles(loaded.addon), info: { name: 'native' }, addon: loaded.addon };
+    return {
+      probe: nativeBackend(loaded.addon),
+      read: nativeReadFiles(loaded.addon),
+      info: { name: 'native' },
+      addon: loaded.addon,
+      addonFile: loaded.file,
+    };
   }
   if (forced === 'native') throw new Error(`CLAUDE_PS_BACKEND=native, but the addon cannot load: ${loaded.reason}`);
   return fallback(loaded.reason);
@@ -94,6 +102,11 @@ export function readFiles(dir: string, names: readonly string[], maxBytes: numbe
 /** The loaded addon when the native backend serves, else undefined. */
 export function servingAddon(): NativeAddon | undefined {
   return selected().addon;
+}
+
+/** The file the serving addon came from, relative to the package root (`doctor` shows it), else undefined. */
+export function servingAddonFile(): string | undefined {
+  return selected().addonFile;
 }
 
 /** Forgets the selected backend so the next call selects again (tests switch CLAUDE_PS_BACKEND). */

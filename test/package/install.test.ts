@@ -15,7 +15,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileTree } from '../helpers/file-tree.js';
 
 const root = join(import.meta.dirname, '../..');
-const prebuild = join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'claude-ps.node');
+// This host's prebuild under node-gyp-build's name (docs/prebuilds.md): libc-tagged on Linux, one
+// universal binary on macOS.
+const hostPrebuild =
+  process.platform === 'linux'
+    ? `prebuilds/linux-${process.arch}/claude-ps.glibc.node`
+    : process.platform === 'darwin'
+      ? 'prebuilds/darwin-x64+arm64/claude-ps.node'
+      : `prebuilds/${process.platform}-${process.arch}/claude-ps.node`;
+const prebuild = join(root, hostPrebuild);
 const work = mkdtempSync(join(tmpdir(), 'cps-pack-'));
 // No compiler: any build attempt fails, as on a machine without a toolchain.
 const noCompiler = { ...process.env, CC: '/bin/false', CXX: '/bin/false', npm_config_update_notifier: 'false' };
@@ -82,13 +90,13 @@ describe('the packed package', () => {
     const allowed = [
       /^package\/(package\.json|README\.md|LICENSE|binding\.gyp|scripts\/install\.cjs|lib\/hosts\/reader\.sh)$/,
       /^package\/native\/[\w-]+\.(cc|h)$/,
-      /^package\/prebuilds\/[\w+-]+\/claude-ps\.node$/,
+      /^package\/prebuilds\/[\w+-]+\/claude-ps(\.glibc|\.musl)?\.node$/,
       /^package\/dist\/(index\.js|index\.cjs|cli\.cjs|cli-main\.cjs)(\.map)?$/,
       /^package\/dist\/types\/[\w/-]+\.d\.c?ts$/,
     ];
     expect(files.filter((f) => !allowed.some((re) => re.test(f)))).toEqual([]);
     for (const f of [
-      `package/prebuilds/${process.platform}-${process.arch}/claude-ps.node`,
+      `package/${hostPrebuild}`,
       'package/dist/index.js',
       'package/dist/index.js.map',
       'package/dist/index.cjs',
@@ -106,6 +114,9 @@ describe('the packed package', () => {
     ]) {
       expect(files).toContain(f);
     }
+    // Every prebuild built ships (the four Linux ones where Zig ran: docs/prebuilds.md).
+    const built = readdirSync(join(root, 'prebuilds'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.node'));
+    expect(built.map((f) => `package/prebuilds/${f.split('\\').join('/')}`).filter((f) => !files.includes(f))).toEqual([]);
     // Every ESM declaration has its CommonJS twin, and no declaration pulls in a package we do not depend on.
     const declarations = files.filter((f) => f.endsWith('.d.ts'));
     expect(declarations.filter((f) => !files.includes(f.replace(/\.d\.ts$/, '.d.cts')))).toEqual([]);
@@ -175,6 +186,8 @@ describe('the packed package', () => {
     expect(spawnSync(bin, ['--version'], { cwd: dir, encoding: 'utf8' })).toMatchObject({ status: 0, stdout: `${version}\n` });
     const env = { ...process.env, CLAUDE_CONFIG_DIR: join(dir, 'no-such-config') };
     expect(spawnSync(bin, ['count'], { cwd: dir, encoding: 'utf8', env })).toMatchObject({ status: 0, stdout: '0\n' });
+    const doctor = spawnSync(bin, ['doctor', '--json'], { cwd: dir, encoding: 'utf8', env });
+    expect(JSON.parse(doctor.stdout).backend).toEqual({ name: 'native', reason: null, addon: hostPrebuild });
     expect(fileTree(pkg)).toEqual(installed);
   }, 120_000);
 

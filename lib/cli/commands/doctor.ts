@@ -3,7 +3,7 @@
  * our PID space, which folders were read, and which files were skipped and why.
  */
 import { readdirSync } from 'node:fs';
-import { backend } from '../../backend/index.js';
+import { backend, servingAddonFile } from '../../backend/index.js';
 import { exitNotification } from '../../backend/exits.js';
 import { scanRegistry } from '../../registry/read/scan.js';
 import { sessionsDir } from '../../registry/config.js';
@@ -101,7 +101,7 @@ export const doctor: Command = {
   summary: 'show the backend and why, platform, pidDomain, folders read, skipped files and why',
   usage: 'doctor [options]',
   details: `
---json prints {"version", "backend": {"name", "reason"}, "exits": {"mode", "mechanism", "reason"}, "platform", "arch", "node", "pidDomain", "wsl",
+--json prints {"version", "backend": {"name", "reason", "addon"}, "exits": {"mode", "mechanism", "reason"}, "platform", "arch", "node", "pidDomain", "wsl",
 "folders": [{"configDir", "source", "sessionsDir", "exists", "candidates", "ignored", "legacy": {"files",
 "removable", "kept", "unrecognised"}, "stranded", "pruneLeftovers", "error"}] (legacy: pid-<n>.json files of
 older Claude Code, judged as prune --legacy judges them; stranded: copies an interrupted
@@ -126,7 +126,7 @@ journals a prune left; the next claude-ps prune settles both),
     const b = backend();
     const report = {
       version: readVersion(),
-      backend: { name: b.name, reason: b.reason ?? null },
+      backend: { name: b.name, reason: b.reason ?? null, addon: servingAddonFile() ?? null },
       exits: exitsJson(),
       platform: process.platform,
       arch: process.arch,
@@ -144,7 +144,8 @@ journals a prune left; the next claude-ps prune settles both),
     const { paint } = ctx;
     const lines = [
       `claude-ps ${report.version}`,
-      `backend    ${b.name === 'native' ? paint.green('native') : paint.yellow(b.name)}${b.reason ? ` (${b.reason})` : ''}`,
+      `backend    ${b.name === 'native' ? paint.green('native') : paint.yellow(b.name)}${b.reason ? ` (${b.reason})` : ''}` +
+        (report.backend.addon ? ` (${report.backend.addon})` : ''),
       `exits      ${report.exits.mode === 'kernel' ? `kernel (${report.exits.mechanism})` : `interval probe (${report.exits.reason})`}`,
       `platform   ${report.platform} ${report.arch}, node ${report.node}${report.wsl ? ', WSL' : ''}`,
       `pidDomain  ${report.pidDomain}`,
