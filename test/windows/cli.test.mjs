@@ -73,7 +73,7 @@ test('count, summary, probe and snapshot under node.exe', async () => {
     reg.write(pid, { procStartFt: token, status: 'busy' });
     const count = runCli(['count', '--json', '--config-dir', reg.configDir]);
     assert.equal(count.status, 0, count.stderr);
-    assert.deepEqual(JSON.parse(count.stdout), { count: 1, interactive: false });
+    assert.deepEqual(JSON.parse(count.stdout), { count: 1, interactive: false, skipped: [] });
     const summary = runCli(['summary', '--json', '--config-dir', reg.configDir]);
     assert.equal(summary.status, 0, summary.stderr);
     assert.equal(JSON.parse(summary.stdout).busy, 1);

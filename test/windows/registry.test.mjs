@@ -86,6 +86,6 @@ test('doctor under node.exe: the native backend, exits by RegisterWaitForSingleO
   const d = JSON.parse(out.stdout);
   assert.equal(d.platform, 'win32');
   assert.equal(d.backend.name, 'native');
-  assert.deepEqual(d.exits, { mode: 'kernel', mechanism: 'RegisterWaitForSingleObject' });
+  assert.deepEqual(d.exits, { mode: 'kernel', mechanism: 'RegisterWaitForSingleObject', reason: null });
   assert.match(d.pidDomain, /^win32:[^A-Z]+$/);
 });
