@@ -41,9 +41,18 @@ export function colourChoice(env: NodeJS.ProcessEnv, mode: ColorMode = 'auto'): 
   return undefined;
 }
 
-/** Whether fd 1 is a terminal. node:tty loads the net stack, so only commands that colour ask. */
-export async function stdoutIsTTY(): Promise<boolean> {
-  return tty().isatty(1);
+/**
+ * Whether fd 1 is a terminal that shows colour. node:tty loads the net stack, so only commands that
+ * colour ask. On Windows the CLI writes to fd 1 directly, and a console (conhost) interprets escape
+ * sequences only once something has switched it to virtual-terminal processing: asking for
+ * process.stdout makes libuv do that where Windows can, and its hasColors() says whether it could
+ * (Windows Terminal always can; a console that cannot gets no colour rather than raw escapes).
+ */
+export async function stdoutIsTTY(platform: NodeJS.Platform = process.platform): Promise<boolean> {
+  if (!tty().isatty(1)) return false;
+  if (platform !== 'win32') return true;
+  const stream = process.stdout as { hasColors?: () => boolean };
+  return typeof stream.hasColors === 'function' ? stream.hasColors() : false;
 }
 
 const tty = lazyBuiltin<typeof import('node:tty')>('node:tty');
