@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "claude_ps",
-      "sources": ["native/addon.cc", "native/read_posix.cc", "native/exit_poller.cc"],
+      "sources": ["native/addon.cc", "native/read_posix.cc", "native/exit_poller.cc", "native/lock_posix.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags_cc": ["-O2", "-std=c++17", "-Wall", "-Wextra"],
