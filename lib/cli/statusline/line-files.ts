@@ -37,11 +37,8 @@ import { lockFolderWithin, type FolderLock } from '../../backend/folder-lock.js'
 import type { SessionRecord } from '../../registry/types.js';
 import { renderStatusline, type StatuslineTemplate } from './template.js';
 import { viewFor } from './view.js';
-import { INFO_FILE, INFO_TEMP, readWatcherInfo, writeWatcherInfo } from './watcher-info.js';
+import { AUTOSTART_STAMP, INFO_FILE, INFO_TEMP, readWatcherInfo, WATCHER_LOG, writeWatcherInfo } from './watcher-info.js';
 
-/** The names besides line files a line-file folder may hold: the watcher's information and what autostart keeps. */
-export const AUTOSTART_STAMP = '.autostart';
-export const WATCHER_LOG = '.watcher.log';
 const LINE_NAME = /^[1-9][0-9]*$/;
 const TEMP_NAME = /^\.[1-9][0-9]*\.[0-9a-f]{12}\.tmp$/;
 const isOurName = (n: string) => LINE_NAME.test(n) || TEMP_NAME.test(n) || INFO_TEMP.test(n) || n === INFO_FILE || n === AUTOSTART_STAMP || n === WATCHER_LOG;

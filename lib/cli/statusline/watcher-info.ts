@@ -13,6 +13,9 @@ import { verdict } from '../../registry/verdict.js';
 
 export const INFO_FILE = '.watcher';
 export const INFO_TEMP = /^\.watcher\.[0-9a-f]{12}\.tmp$/;
+/** What else a line-file folder may hold: autostart's stamp and the autostarted watcher's stderr. */
+export const AUTOSTART_STAMP = '.autostart';
+export const WATCHER_LOG = '.watcher.log';
 
 export interface WatcherInfo {
   pid: number;
