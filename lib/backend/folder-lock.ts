@@ -154,8 +154,8 @@ export function folderLockState(dir: string): 'held' | 'free' | 'unknown' {
   let st;
   try {
     st = lstatSync(dir);
-  } catch {
-    return 'unknown';
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'free' : 'unknown'; // no folder, no lock on it
   }
   if (addon !== undefined) {
     const fd = addon.lockFolder(dir);

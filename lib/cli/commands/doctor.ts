@@ -15,6 +15,7 @@ import type { Command } from '../command.js';
 import { out } from '../output.js';
 import { readVersion } from '../version.js';
 import { configDirList } from './list.js';
+import { describeWatcher, watcherStatus } from '../statusline/watcher-status.js';
 
 interface FolderReport {
   configDir: string;
@@ -82,7 +83,8 @@ export const doctor: Command = {
 "pruneLeftovers", "error"}] (legacy: pid-<n>.json files of older Claude Code; stranded: copies an interrupted
 prune left aside of a missing <pid>.json, read as the claims they are; pruneLeftovers: other copies and
 journals a prune left; the next claude-ps prune settles both),
-"verdicts": {VERDICT: N}, "skipped": [{"path", "pid", "reason"}]}.`,
+"verdicts": {VERDICT: N}, "skipped": [{"path", "pid", "reason"}],
+"statuslineWatcher": {"dir", "lock", "watcher": {"pid", "since", "sessionsDirs"} | null, "autostart"}}.`,
   flags: {},
   run(ctx) {
     const source: FolderReport['source'] = ctx.configDirs
@@ -109,6 +111,7 @@ journals a prune left; the next claude-ps prune settles both),
       folders,
       verdicts,
       skipped: skipped.map((s) => ({ path: s.path, pid: s.pid, reason: s.reason })),
+      statuslineWatcher: watcherStatus(ctx.env), // the default line-file folder's watcher (docs/statusline.md)
     };
     if (ctx.json) {
       out(JSON.stringify(report) + '\n');
@@ -134,6 +137,7 @@ journals a prune left; the next claude-ps prune settles both),
     lines.push(`records    ${records.length}${tally.length ? `: ${tally.join(', ')}` : ''}`);
     lines.push(`skipped    ${skipped.length}${skipped.length ? ' (never deleted; see reasons)' : ''}`);
     for (const s of skipped) lines.push(`  ${s.path}: ${s.reason}`);
+    lines.push(`watcher    ${describeWatcher(report.statuslineWatcher)}`);
     out(lines.join('\n') + '\n');
     return 0;
   },

@@ -7,7 +7,7 @@ import type { Command } from '../command.js';
 
 export const COMMAND_NAMES = [
   'list', 'count', 'summary', 'has-interactive', 'prune', 'snapshot', 'watch', 'probe', 'doctor', 'demo',
-  'statusline',
+  'statusline', 'service',
 ] as const;
 
 const LOADERS: Record<(typeof COMMAND_NAMES)[number], () => Promise<Command>> = {
@@ -22,6 +22,7 @@ const LOADERS: Record<(typeof COMMAND_NAMES)[number], () => Promise<Command>> = 
   doctor: () => import('./doctor.js').then((m) => m.doctor),
   demo: () => import('./demo.js').then((m) => m.demo),
   statusline: () => import('./statusline.js').then((m) => m.statusline),
+  service: () => import('./service.js').then((m) => m.service),
 };
 
 export function isCommandName(name: string): name is (typeof COMMAND_NAMES)[number] {
