@@ -74,7 +74,7 @@ async function main() {
       ['watch', watchSection],
       ['whole process', processSection],
       ['statusline', statuslineSection],
-    ]) {
+    ].filter(([label]) => !process.env.BENCH_SECTIONS || process.env.BENCH_SECTIONS.split(',').includes(label))) {
       const started = Date.now();
       const result = await section(context);
       console.error(`bench: ${label} took ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -79,7 +79,7 @@ async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
   }
 }
 
-/** `--install` / `--uninstall`: an ordinary command (exit 1 with one line when it refuses), not a render. */
+/** `--install` / `--uninstall` / `--snippet`: an ordinary command (exit 1 with one line when it refuses), not a render. */
 async function install(ctx: Parameters<Command['run']>[0]): Promise<number> {
   const { InstallError, installStatusLine, uninstallStatusLine } = await import('../statusline/install.js');
   const { shellWord } = await import('../statusline/snippet.js');
@@ -89,9 +89,15 @@ async function install(ctx: Parameters<Command['run']>[0]): Promise<number> {
   if ((ctx.configDirs?.length ?? 0) > 1) throw new UsageError('--install: one --config-dir at most');
   const path = join(ctx.configDirs?.[0] ?? defaultConfigDir(ctx.env), 'settings.json');
   const { node, script } = selfCommand();
+  const claudePs = `${shellWord(node)} ${shellWord(script)}`;
+  if (ctx.flags.snippet === true) {
+    const { statusLineSetting } = await import('../statusline/snippet.js');
+    out(JSON.stringify(statusLineSetting(claudePs)) + '\n');
+    return 0;
+  }
   try {
     const result = ctx.flags.install === true
-      ? installStatusLine(path, `${shellWord(node)} ${shellWord(script)}`, ctx.flags.force === true)
+      ? installStatusLine(path, claudePs, ctx.flags.force === true)
       : uninstallStatusLine(path);
     if (ctx.json) out(JSON.stringify(result) + '\n');
     else {
@@ -141,11 +147,12 @@ it off; --idle-exit S (or CLAUDE_PS_IDLE_EXIT) sets how long it stays with no li
     install: { type: 'boolean', help: 'write the statusLine snippet into the config dir\'s settings.json' },
     uninstall: { type: 'boolean', help: 'remove the snippet from settings.json' },
     force: { type: 'boolean', help: 'with --install: replace a statusLine that is not the snippet' },
+    snippet: { type: 'boolean', help: 'print the statusLine setting --install writes' },
     'no-autostart': { type: 'boolean', help: 'do not start the line-file watcher (also CLAUDE_PS_NO_AUTOSTART=1)' },
     'idle-exit': { type: 'integer', value: 'S', help: `an autostarted watcher ends after S s with no live session (default ${DEFAULT_IDLE_EXIT_S})` },
   },
   async run(ctx) {
-    if (ctx.flags.install === true || ctx.flags.uninstall === true) return install(ctx);
+    if (ctx.flags.install === true || ctx.flags.uninstall === true || ctx.flags.snippet === true) return install(ctx);
     // Whatever happens after this point, the exit code is 0 and stderr gets one line, no stack.
     process.on('uncaughtException', (error) => {
       say(error instanceof Error ? error.message : String(error));
