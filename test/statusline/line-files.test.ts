@@ -271,6 +271,32 @@ describe('watch --statusline-dir', () => {
     }
   });
 
+  it('an --exec command still running holds no lock: after kill -9 of the watcher a new one takes the folder', async () => {
+    const { reg, dir, live } = setup();
+    live(a, { status: 'busy' });
+    const first = watch(reg, dir, ['--exec', 'sleep 30']);
+    await until(() => read(dir, a.pid) !== undefined && first.guardian() !== undefined, 'the first watcher');
+    let command: number | undefined;
+    await until(() => {
+      const kids = readFileSync(`/proc/${first.child.pid}/task/${first.child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+      command = kids.find((k) => readFileSync(`/proc/${k}/cmdline`, 'latin1').startsWith('sleep\0'));
+      return command !== undefined;
+    }, 'the --exec command');
+    cleanups.push(() => {
+      try {
+        process.kill(command!, 'SIGKILL');
+      } catch {
+        // ended
+      }
+    });
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+    expect(alive(command!)).toBe(true);
+    const second = watch(reg, dir);
+    await until(() => textOf(join(dir, '.watcher')).includes(`"pid":${second.child.pid}`), 'the new watcher to take the folder');
+    expect(second.stderr()).toBe('');
+  });
+
   it('takes .watcher for information only: an empty or bogus one neither blocks a watcher nor is trusted', async () => {
     const { reg, dir } = setup();
     mkdirSync(dir);

@@ -1,5 +1,6 @@
 /** Whether a line-file watcher keeps the default folder, since when and for which folders (doctor, service status). */
 import { folderLockState } from '../../backend/folder-lock.js';
+import { printable } from '../format.js';
 import { autostartDisabled, defaultLineDir } from './autostart.js';
 import { runningWatcher } from './watcher-info.js';
 
@@ -27,7 +28,7 @@ export function watcherStatus(env: NodeJS.ProcessEnv): WatcherStatus {
 /** One line for a person. */
 export function describeWatcher(s: WatcherStatus): string {
   const auto = s.autostart ? 'autostart on' : 'autostart off (CLAUDE_PS_NO_AUTOSTART)';
-  if (s.watcher) return `running, pid ${s.watcher.pid} since ${s.watcher.since}, for ${s.watcher.sessionsDirs.join(', ') || '(unknown)'}; ${s.dir}; ${auto}`;
+  if (s.watcher) return `running, pid ${s.watcher.pid} since ${s.watcher.since}, for ${printable(s.watcher.sessionsDirs.join(', ')) || '(unknown)'}; ${printable(s.dir)}; ${auto}`;
   const lock = s.lock === 'held' ? ' (its lock is held: a watcher is starting or its guardian is cleaning up)' : '';
-  return `none${lock}; ${s.dir}; ${auto}`;
+  return `none${lock}; ${printable(s.dir)}; ${auto}`;
 }
