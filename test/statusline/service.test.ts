@@ -12,8 +12,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtCli, cliEnv, removeCopy, runCli } from '../cli/run-cli.js';
 import { cleanupsAfterEach } from './helpers.js';
 
-const hasAnalyze = spawnSync('systemd-analyze', ['--version']).status === 0;
-const hasPython = spawnSync('python3', ['-c', 'import plistlib']).status === 0;
+// CI installs both (.ci/run): there a missing tool fails the test instead of skipping it.
+const inCi = process.env.CI === 'true';
+const hasAnalyze = inCi || spawnSync('systemd-analyze', ['--version']).status === 0;
+const hasPython = inCi || spawnSync('python3', ['-c', 'import plistlib']).status === 0;
 let cli: string;
 const cleanups = cleanupsAfterEach();
 beforeAll(async () => {
