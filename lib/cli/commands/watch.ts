@@ -73,9 +73,8 @@ live session.`,
         watcher.close();
         resolve(0);
       };
-      const dir = ctx.flags['statusline-dir'] as string | undefined;
-      if (dir !== undefined) {
-        endLifetime = startLifetime(watcher, { idleSeconds, dir: outputs.dir }, (why) => {
+      if (outputs.lineDir !== undefined) {
+        endLifetime = startLifetime(watcher, { idleSeconds, dir: outputs.lineDir }, (why) => {
           report(`ending: ${why}`);
           stop();
         });

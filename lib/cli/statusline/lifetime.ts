@@ -12,8 +12,8 @@ import type { WatchEvent } from '../../index.js';
 export interface LifetimeOptions {
   /** Seconds with no live session before `stop`; undefined or 0: never. */
   idleSeconds: number | undefined;
-  /** The folder whose disappearance ends the watch (its dev and inode now are kept). */
-  dir: string | undefined;
+  /** The folder whose disappearance or replacement ends the watch, as it was taken. */
+  dir: { path: string; dev: number; ino: number } | undefined;
   /** How often the folder is looked at (ms). */
   checkMs?: number;
 }
@@ -27,15 +27,7 @@ export function startLifetime(watcher: EventEmitter, options: LifetimeOptions, s
     if (live.size > 0) idleSince = Date.now();
   };
   watcher.on('change', onChange);
-  let held: { dev: number; ino: number } | undefined;
-  if (options.dir !== undefined) {
-    try {
-      const st = lstatSync(options.dir);
-      held = { dev: st.dev, ino: st.ino };
-    } catch {
-      // checked by whoever took the folder; nothing to compare with
-    }
-  }
+  const held = options.dir;
   const idleMs = options.idleSeconds ? options.idleSeconds * 1000 : undefined;
   const timer = setInterval(
     () => {
@@ -44,16 +36,16 @@ export function startLifetime(watcher: EventEmitter, options: LifetimeOptions, s
         stop(`no live session for ${options.idleSeconds} s`);
         return;
       }
-      if (held !== undefined && options.dir !== undefined) {
+      if (held !== undefined) {
         let st;
         try {
-          st = lstatSync(options.dir);
+          st = lstatSync(held.path);
         } catch (error) {
           // Only its absence ends the watch; a folder that cannot be looked at now may be back next time.
-          if ((error as NodeJS.ErrnoException).code === 'ENOENT') stop(`${options.dir} is gone`);
+          if ((error as NodeJS.ErrnoException).code === 'ENOENT') stop(`${held.path} is gone`);
           return;
         }
-        if (st.dev !== held.dev || st.ino !== held.ino) stop(`${options.dir} was replaced`);
+        if (st.dev !== held.dev || st.ino !== held.ino) stop(`${held.path} was replaced`);
       }
     },
     Math.min(options.checkMs ?? 1000, idleMs ?? Infinity),

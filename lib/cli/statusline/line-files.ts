@@ -104,7 +104,7 @@ export class LineFiles {
     }
     if ('error' in attempt) throw new Error(`--statusline-dir: cannot lock ${real}: ${attempt.error}`);
     try {
-      return new LineFiles(real, template, attempt.lock, options);
+      return new LineFiles(real, { dev: st.dev, ino: st.ino }, template, attempt.lock, options);
     } catch (error) {
       attempt.lock.release();
       throw error;
@@ -113,6 +113,8 @@ export class LineFiles {
 
   private constructor(
     readonly dir: string,
+    /** The folder taken, by device and inode: a folder put at its path later is another one. */
+    readonly identity: { dev: number; ino: number },
     private readonly template: StatuslineTemplate,
     private readonly lock: FolderLock,
     options: LineFilesOptions,

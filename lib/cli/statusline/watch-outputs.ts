@@ -20,8 +20,8 @@ export const WATCH_OUTPUT_FLAGS = {
 } as const;
 
 export interface WatchOutputs {
-  /** The line-file folder as taken (its real path), when there is one. */
-  readonly dir: string | undefined;
+  /** The line-file folder as taken (its real path, device and inode), when there is one. */
+  readonly lineDir: { path: string; dev: number; ino: number } | undefined;
   close(): void;
 }
 
@@ -109,7 +109,7 @@ function startWatchOutputs(
     });
   }
   return {
-    dir: files?.dir,
+    lineDir: files ? { path: files.dir, ...files.identity } : undefined,
     close() {
       for (const close of closers.splice(0)) close();
     },
