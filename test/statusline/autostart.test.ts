@@ -108,10 +108,12 @@ describe('the watcher starts itself from a render', () => {
     expect(watchersOf(lines)).toHaveLength(1);
   });
 
-  it('starts none with CLAUDE_PS_NO_AUTOSTART=1 or --no-autostart, nor for a render that finds no session of its own', async () => {
+  it('starts none with CLAUDE_PS_NO_AUTOSTART=1 or --no-autostart, for --format or --json, nor for a render that finds no session of its own', async () => {
     const { lines, env } = setup();
     expect(render({ ...env, CLAUDE_PS_NO_AUTOSTART: '1' }).stdout).toBe('1 busy\n');
     expect(render(env, ['--no-autostart']).stdout).toBe('1 busy\n');
+    expect(render(env, ['--format', '{others.busy}']).stdout).toBe('1\n');
+    expect(render(env, ['--json']).status).toBe(0);
     expect(render({ ...env, CLAUDE_PID: '1' }).status).toBe(0);
     await new Promise((r) => setTimeout(r, 1500));
     expect(watchersOf(lines)).toEqual([]);

@@ -68,7 +68,8 @@ async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
     out(JSON.stringify(json) + '\n');
   } else if (text !== '') out(text + '\n');
   // After the line is out: this render is answered the slow way, the next ones by the line file.
-  if (self.records.length > 0) {
+  // Not for --format or --json: the watcher's files hold the default line, which such a caller never shows.
+  if (self.records.length > 0 && ctx.flags.format === undefined && !ctx.json) {
     const started = autostartWatcher({
       env: ctx.env,
       sessionsDirs: resolveSessionsDirs(ctx.configDirs, ctx.env),
@@ -127,7 +128,7 @@ document's session_id, else $CLAUDE_CODE_SESSION_ID). stdin is read only when $C
 find the session, only from a pipe, socket or file (never a terminal), at most 1 MiB, for at most
 80 ms. Always exits 0; a problem is one line on stderr.
 
-When it renders for a session and no watcher keeps the default line-file folder
+When it renders the default line for a session and no watcher keeps the default line-file folder
 ($XDG_RUNTIME_DIR/claude-ps, else $TMPDIR/claude-ps-UID), it starts one (\`claude-ps watch
 --statusline-dir DIR --idle-exit S\`, detached), at most once per 5 s; the settings snippet of
 \`statusline --install\` then renders the line file. --no-autostart or CLAUDE_PS_NO_AUTOSTART=1 turn
