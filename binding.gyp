@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "claude_ps",
-      "sources": ["native/addon.cc", "native/read_posix.cc", "native/exit_poller.cc"],
+      "sources": ["native/addon.cc", "native/read_posix.cc", "native/exit_poller.cc", "native/lock_posix.cc"],
       "include_dirs": ["<!(node -p \"require('node-addon-api').include_dir\")"],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS", "NODE_ADDON_API_DISABLE_DEPRECATED"],
       "cflags_cc": ["-O2", "-std=c++17", "-Wall", "-Wextra"],
@@ -20,8 +20,8 @@
           }
         }],
         ["OS=='win'", {
-          "sources!": ["native/read_posix.cc", "native/exit_poller.cc"],
-          "sources": ["native/probe_win32.cc", "native/read_win32.cc", "native/exit_win32.cc"],
+          "sources!": ["native/read_posix.cc", "native/exit_poller.cc", "native/lock_posix.cc"],
+          "sources": ["native/probe_win32.cc", "native/read_win32.cc", "native/exit_win32.cc", "native/lock_win32.cc"],
           "defines": ["WIN32_LEAN_AND_MEAN", "NOMINMAX"],
           "msvs_settings": { "VCCLCompilerTool": { "AdditionalOptions": ["/std:c++17"] } }
         }]

@@ -27,7 +27,8 @@ const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1
 setClock(process.argv.includes('--wall') ? 'wall' : 'cpu');
 const SIZES = [10, 100, 1000, 10000];
 const onlyAt = process.argv.indexOf('--only');
-const only = onlyAt > 0 ? new Set(process.argv[onlyAt + 1]?.split(',')) : undefined;
+const onlyList = onlyAt > 0 ? process.argv[onlyAt + 1] : process.env.BENCH_SECTIONS;
+const only = onlyList ? new Set(onlyList.split(',')) : undefined;
 
 /** Compiles bench/c/*.c with cc -O2 into bench/build/ (git-ignored). */
 function compileBaselines() {
@@ -80,6 +81,7 @@ async function main() {
       ['statusline', statuslineSection],
       ['hosts', (c) => hostsSection({ ...c, localConfigDir: fixtures.registries.get(10).configDir })],
     ]) {
+      // --only scan,probe (or BENCH_SECTIONS=scan,probe): just those sections, by their first word.
       if (only && !only.has(label.split(' ')[0])) continue;
       const started = Date.now();
       const result = await section(context);

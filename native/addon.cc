@@ -1,6 +1,7 @@
 // N-API glue only: argument checks and typed-array plumbing. The system calls live in probe_*.cc.
 #include <napi.h>
 
+#include "lock.h"
 #include "probe.h"
 #include "read.h"
 
@@ -71,9 +72,25 @@ Napi::Value ReadFiles(const Napi::CallbackInfo& info) {
   return Napi::Buffer<char>::Copy(env, out.data(), out.size());
 }
 
+// lockFolder(path) -> descriptor holding flock(LOCK_EX) on the folder, or -errno (-EWOULDBLOCK: held)
+Napi::Value LockFolder(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 1 || !info[0].IsString()) {
+    Napi::TypeError::New(env, "lockFolder(path: string)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  const std::string path = info[0].As<Napi::String>().Utf8Value();
+  if (path.empty() || path.find('\0') != std::string::npos) {
+    Napi::TypeError::New(env, "lockFolder: path is empty or holds NUL").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  return Napi::Number::New(env, claude_ps::LockFolder(path.c_str()));
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
   exports.Set("readFiles", Napi::Function::New(env, ReadFiles, "readFiles"));
+  exports.Set("lockFolder", Napi::Function::New(env, LockFolder, "lockFolder"));
   exports.Set("clockTicks", Napi::Number::New(env, static_cast<double>(claude_ps::ClockTicksPerSecond())));
   claude_ps::RegisterExitWatch(env, exports);
   return exports;

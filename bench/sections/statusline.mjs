@@ -5,11 +5,13 @@
  * (CPU time by default: on a shared machine wall time is mostly the wait for a core; `--wall` ranks by it).
  */
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fmtRatio, fmtTime, table, targetLine } from '../lib/format.mjs';
 import { clockName, interleaved, processTime } from '../lib/measure.mjs';
+import { watcherRows } from './statusline-watcher.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = join(root, 'dist', 'cli.cjs');
@@ -111,6 +113,19 @@ export function statuslineSection({ libs, fixtures, bins, workDir, quick }) {
     targetLine(`line-file render (\`sh -c cat\`), ${clockName()}`, fmtTime(cat), '≤ 5 ms', cat <= 5e6),
     targetLine(`line-file render with the README snippet's \`-nt\` test, ${clockName()}`, fmtTime(snippetTime), '≤ 5 ms', snippetTime <= 5e6),
   ];
+  // The snippet exactly as `statusline --install` writes it.
+  const printed = spawnSync(process.execPath, [cli, 'statusline', '--snippet'], { encoding: 'utf8' });
+  if (printed.status !== 0) throw new Error(`statusline --snippet: ${printed.stderr}`);
+  const withWatcher = watcherRows({
+    bins,
+    workDir,
+    quick,
+    env,
+    selfPid: self.pid,
+    stdin: STDIN_DOCUMENT,
+    snippetCommand: JSON.parse(printed.stdout).command,
+  });
+  targets.push(...withWatcher.targets);
   const markdown = [
     '## Statusline (one Claude Code render, each way)',
     '',
@@ -119,6 +134,8 @@ export function statuslineSection({ libs, fixtures, bins, workDir, quick }) {
     '',
     table_,
     ...(missing.length ? ['', missing.join('; ')] : []),
+    '',
+    withWatcher.markdown,
   ].join('\n');
   return { markdown, targets };
 }

@@ -61,7 +61,9 @@ const OWN_EXIT_CODES = new Set(['has-interactive', 'probe']);
 // Commands whose exit status is not the common one, and what it is instead.
 const EXIT_STATUS: Readonly<Record<string, string>> = {
   // Claude Code starts it on every render: any exit but 0 would only blank the line (docs/statusline.md).
-  statusline: 'Exit status: always 0, usage errors included; a problem is one line on stderr.',
+  statusline:
+    'Exit status of a render: always 0, usage errors included; a problem is one line on stderr. ' +
+    '--install and --uninstall are not renders: 0 done, 1 refused (one line says why), 2 usage error.',
 };
 
 /** The common flags a command really takes, and for the others the reason it does not. */

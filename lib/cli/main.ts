@@ -114,5 +114,6 @@ main(process.argv.slice(2)).then(
   },
 ).finally(() => {
   // A statusline exits 0 even on a usage error (docs/statusline.md): its one stderr line is enough.
-  if (process.argv[2] === 'statusline') process.exitCode = 0;
+  // (--install and --uninstall are not renders: they say when they refuse.)
+  if (process.argv[2] === 'statusline' && !process.argv.some((a) => a === '--install' || a === '--uninstall')) process.exitCode = 0;
 });

@@ -63,7 +63,7 @@ export interface Lab {
    * Sets (or, with null, removes) the `statusLine` command of every session in the config dir's
    * settings.json, as the claude-lab's `--statusline` does; sessions started afterwards render it.
    */
-  statusLine(command: string | null): void;
+  statusLine(command: string | null, extra?: { refreshInterval?: number }): void;
   /** Every process this lab started that is still running (marker in its environment). */
   processes(): number[];
   /** Ends everything by PID (SIGTERM, then SIGKILL), stops tmux and the mock, removes `root`. */

@@ -333,10 +333,10 @@ export async function openLab(binary: string, options: LabOptions = {}): Promise
       if (r.status !== 0) throw new Error(`claude agents --json exited ${r.status}: ${r.stderr}`);
       return ms;
     },
-    statusLine(command) {
+    statusLine(command, extra = {}) {
       const settings = readJson(join(configDir, 'settings.json')) ?? {};
       if (command === null) delete settings.statusLine;
-      else settings.statusLine = { type: 'command', command };
+      else settings.statusLine = { type: 'command', command, ...extra };
       writeFileSync(join(configDir, 'settings.json'), JSON.stringify(settings, null, 2) + '\n');
     },
     processes: () => markedProcesses(LAB_MARKER, id),

@@ -96,9 +96,12 @@ export interface Ran {
   stderr: string;
 }
 
-/** The environment the CLI runs in: ours, without colour or a config dir of the developer's. */
+/**
+ * The environment the CLI runs in: ours, without colour or a config dir of the developer's, and
+ * without the statusline's watcher autostart unless a test asks for it (it would outlive the test).
+ */
 export function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env = { ...process.env, ...extra };
+  const env: NodeJS.ProcessEnv = { CLAUDE_PS_NO_AUTOSTART: '1', ...process.env, ...extra };
   delete env.FORCE_COLOR;
   if (!('CLAUDE_CONFIG_DIR' in extra)) delete env.CLAUDE_CONFIG_DIR;
   return env;

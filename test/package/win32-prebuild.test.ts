@@ -55,7 +55,7 @@ function pe({ machine = AMD64, characteristics = 0x2022, magic = 0x20b, name = '
 describe('what the win32 prebuild compiles', () => {
   it("takes binding.gyp's common sources minus the POSIX ones, plus every OS=='win' source", () => {
     const build = script.win32Build(readFileSync(join(root, 'binding.gyp'), 'utf8'));
-    expect(build.sources.sort()).toEqual(['native/addon.cc', 'native/exit_win32.cc', 'native/probe_win32.cc', 'native/read_win32.cc']);
+    expect(build.sources.sort()).toEqual(['native/addon.cc', 'native/exit_win32.cc', 'native/lock_win32.cc', 'native/probe_win32.cc', 'native/read_win32.cc']);
     expect(build.defines).toEqual(expect.arrayContaining(['NAPI_VERSION=8', 'NAPI_DISABLE_CPP_EXCEPTIONS']));
   });
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cleanupsAfterEach, textOf, until } from './helpers.js';
-import { builtCli, removeCopy, startCli } from '../cli/run-cli.js';
+import { builtCli, cliEnv, removeCopy, startCli } from '../cli/run-cli.js';
 import { endAll, hasSetpriv, isRoot, procStartTicks, procState, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
 
@@ -240,18 +240,12 @@ describe('watch --statusline-dir', () => {
     expect(second.status).toBe(1);
     expect(second.stderr).toMatch(new RegExp(`another watcher \\(pid ${first.child.pid}\\) keeps`));
     expect(read(dir, a.pid)).toBe('1 idle\n');
-    // The first one dies with its guardian stopped (so nothing cleans up): the next watcher does.
+    // The first one dies with its guardian (both killed at once, so nothing cleans up): the next watcher does.
     const guardian = first.guardian()!;
-    process.kill(guardian, 'SIGSTOP');
-    cleanups.push(() => {
-      try {
-        process.kill(guardian, 'SIGKILL');
-      } catch {
-        // gone
-      }
-    });
+    process.kill(guardian, 'SIGKILL');
     first.child.kill('SIGKILL');
     await new Promise((r) => first.child.once('exit', r));
+    await until(() => !alive(guardian), 'the guardian to end');
     writeFileSync(join(dir, String(c.pid)), 'stale from a dead watcher\n'); // a session the registry no longer has
     const third = watch(reg, dir);
     await until(() => read(dir, c.pid) === undefined, 'the leftover to be removed');
@@ -277,17 +271,62 @@ describe('watch --statusline-dir', () => {
     }
   });
 
-  it('treats an unreadable lock as a watcher starting while it is fresh, and as junk once it is old', () => {
+  it('an --exec command still running holds no lock: after kill -9 of the watcher a new one takes the folder', async () => {
+    const { reg, dir, live } = setup();
+    live(a, { status: 'busy' });
+    const first = watch(reg, dir, ['--exec', 'sleep 30']);
+    await until(() => read(dir, a.pid) !== undefined && first.guardian() !== undefined, 'the first watcher');
+    let command: number | undefined;
+    await until(() => {
+      const kids = readFileSync(`/proc/${first.child.pid}/task/${first.child.pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number);
+      command = kids.find((k) => readFileSync(`/proc/${k}/cmdline`, 'latin1').startsWith('sleep\0'));
+      return command !== undefined;
+    }, 'the --exec command');
+    cleanups.push(() => {
+      try {
+        process.kill(command!, 'SIGKILL');
+      } catch {
+        // ended
+      }
+    });
+    first.child.kill('SIGKILL');
+    await new Promise((r) => first.child.once('exit', r));
+    expect(alive(command!)).toBe(true);
+    const second = watch(reg, dir);
+    await until(() => textOf(join(dir, '.watcher')).includes(`"pid":${second.child.pid}`), 'the new watcher to take the folder');
+    expect(second.stderr()).toBe('');
+  });
+
+  it('takes .watcher for information only: an empty or bogus one neither blocks a watcher nor is trusted', async () => {
     const { reg, dir } = setup();
     mkdirSync(dir);
-    writeFileSync(join(dir, '.watcher'), ''); // created, not yet written
-    const run = () => spawnSync(process.execPath, [cli, 'watch', '--config-dir', reg.configDir, '--statusline-dir', dir], { encoding: 'utf8', timeout: 20_000 });
-    const fresh = run();
-    expect(fresh.status).toBe(1);
-    expect(fresh.stderr).toMatch(/another watcher is starting/);
-    utimesSync(join(dir, '.watcher'), new Date(Date.now() - 60_000), new Date(Date.now() - 60_000));
+    writeFileSync(join(dir, '.watcher'), JSON.stringify({ pid: process.pid, token: null, since: 0, sessionsDirs: [] })); // a live PID, no lock
     const w = watch(reg, dir);
-    return until(() => readFileSync(join(dir, '.watcher'), 'utf8').includes(`"pid":${w.child.pid}`), 'the new lock');
+    await until(() => readFileSync(join(dir, '.watcher'), 'utf8').includes(`"pid":${w.child.pid}`), 'the new information');
+    expect(w.stderr()).toBe('');
+  });
+
+  it('one lock for watchers with and without the addon: each refuses while the other keeps the folder', async () => {
+    const { reg, dir, live } = setup();
+    live(a, { status: 'busy' });
+    for (const [firstBackend, secondBackend] of [['native', 'js'], ['js', 'native']] as const) {
+      const first = startCli(cli, ['watch', '--config-dir', reg.configDir, '--statusline-dir', dir], { env: cliEnv({ CLAUDE_PS_BACKEND: firstBackend }) });
+      first.stdout!.resume();
+      cleanups.push(() => {
+        first.kill('SIGKILL');
+      });
+      await until(() => textOf(join(dir, '.watcher')).includes(`"pid":${first.pid}`), `the ${firstBackend} watcher`);
+      const second = spawnSync(process.execPath, [cli, 'watch', '--config-dir', reg.configDir, '--statusline-dir', dir], {
+        encoding: 'utf8',
+        timeout: 20_000,
+        env: cliEnv({ CLAUDE_PS_BACKEND: secondBackend }),
+      });
+      expect(second.status).toBe(1);
+      expect(second.stderr).toMatch(new RegExp(`another watcher \\(pid ${first.pid}\\) keeps`));
+      first.kill('SIGTERM');
+      await new Promise((r) => first.once('exit', r));
+      await until(() => !existsSync(join(dir, '.watcher')), 'the folder to be given back');
+    }
   });
 
   it('refuses a folder that holds other files, and deletes nothing in it', () => {
@@ -389,7 +428,7 @@ describe('line files where mtimes compare in whole seconds (macOS /bin/sh)', () 
     const { reg, dir, live } = setup();
     live(a, { status: 'busy' });
     live(b, { status: 'idle' });
-    const files = new LineFiles(dir, parseStatuslineTemplate('{others}'), { mtimeGranularity: 'seconds' });
+    const files = await LineFiles.open(dir, parseStatuslineTemplate('{others}'), { mtimeGranularity: 'seconds' });
     cleanups.push(() => files.close());
     files.update(readRecords(reg.configDir));
     const recordSecond = Math.floor(statSync(reg.path(`${a.pid}.json`)).mtimeMs / 1000);

@@ -19,6 +19,7 @@ import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { out, outJson } from '../output.js';
 import { readVersion } from '../version.js';
 import { configDirList } from './list.js';
+import { describeWatcher, watcherStatus } from '../statusline/watcher-status.js';
 
 interface FolderReport {
   configDir: string;
@@ -107,7 +108,9 @@ export const doctor: Command = {
 older Claude Code, judged as prune --legacy judges them; stranded: copies an interrupted
 prune left aside of a missing <pid>.json, read as the claims they are; pruneLeftovers: other copies and
 journals a prune left; the next claude-ps prune settles both),
-"verdicts": {VERDICT: N}, "skipped": [{"path", "pid", "reason", "error"}]}. Every key is always present.`,
+"verdicts": {VERDICT: N}, "skipped": [{"path", "pid", "reason", "error"}],
+"statuslineWatcher": {"dir", "lock", "watcher": {"pid", "since", "sessionsDirs"} | null, "autostart"}}. Every key
+is always present.`,
   flags: { ...HOST_FLAGS },
   run(ctx) {
     if (wantsHosts(ctx.flags)) return import('../hosts/commands.js').then((m) => m.doctorOnHosts(ctx));
@@ -136,6 +139,7 @@ journals a prune left; the next claude-ps prune settles both),
       folders,
       verdicts,
       skipped: skipsJson(skipped),
+      statuslineWatcher: watcherStatus(ctx.env), // the default line-file folder's watcher (docs/statusline.md)
     };
     if (ctx.json) {
       outJson(report);
@@ -162,6 +166,7 @@ journals a prune left; the next claude-ps prune settles both),
     lines.push(`records    ${records.length}${tally.length ? `: ${tally.join(', ')}` : ''}`);
     lines.push(`skipped    ${skipped.length}${skipped.length ? ' (never deleted; see reasons)' : ''}`);
     for (const s of skipped) lines.push(`  ${s.path}: ${s.reason}`);
+    lines.push(`watcher    ${describeWatcher(report.statuslineWatcher)}`);
     out(lines.join('\n') + '\n');
     return 0;
   },

@@ -7,7 +7,7 @@ import type { Command } from '../command.js';
 
 export const COMMAND_NAMES = [
   'list', 'count', 'summary', 'has-interactive', 'prune', 'snapshot', 'watch', 'probe', 'doctor', 'demo',
-  'statusline', 'top', 'notify',
+  'statusline', 'top', 'notify', 'service',
 ] as const;
 
 const LOADERS: Record<(typeof COMMAND_NAMES)[number], () => Promise<Command>> = {
@@ -24,6 +24,7 @@ const LOADERS: Record<(typeof COMMAND_NAMES)[number], () => Promise<Command>> = 
   statusline: () => import('./statusline.js').then((m) => m.statusline),
   top: () => import('./top.js').then((m) => m.top),
   notify: () => import('./notify.js').then((m) => m.notify),
+  service: () => import('./service.js').then((m) => m.service),
 };
 
 export function isCommandName(name: string): name is (typeof COMMAND_NAMES)[number] {

@@ -14,7 +14,8 @@ import { chooseSender, VIAS, type Via } from '../notify/senders.js';
 import { NOTIFY_EVENTS, Transitions, type Notice, type NotifyEvent } from '../notify/transitions.js';
 import { err, jsonText, out } from '../output.js';
 import { findSelf } from '../statusline/self.js';
-import { startWatchOutputs, WATCH_OUTPUT_FLAGS } from '../statusline/watch-outputs.js';
+import { openWatchOutputs, WATCH_OUTPUT_FLAGS } from '../statusline/watch-outputs.js';
+import { resolveSessionsDirs } from '../../registry/config.js';
 import { terminalOf } from '../terminal-of.js';
 
 const DEFAULT_GAP_MS = 2000;
@@ -64,7 +65,7 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     interval: { type: 'integer', value: 'MS', help: 'liveness re-probe period in ms (default 1000)' },
     ...WATCH_OUTPUT_FLAGS,
   },
-  run(ctx) {
+  async run(ctx) {
     const wanted = parseOn(ctx.flags.on as string | undefined);
     const gap = (ctx.flags['rate-limit'] as number | undefined) ?? DEFAULT_GAP_MS;
     const perSession = (ctx.flags['per-session'] as number | undefined) ?? DEFAULT_PER_SESSION_MS;
@@ -77,16 +78,17 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
       }
     };
     const sender = chooseSender(ctx.flags.via as Via | undefined, ctx.env, report);
-    // With its initial `added` events: --statusline-dir builds its view from them.
-    const watcher = watchRegistry(ctx.configDirs, options);
-    let outputs;
+    // The line-file folder and its lock are taken before any event flows (as watch does), so the
+    // initial `added` events --statusline-dir builds its view from are kept.
+    let attachOutputs;
     try {
-      outputs = startWatchOutputs(watcher, ctx.flags, ctx.env, report);
+      attachOutputs = await openWatchOutputs(ctx.flags, ctx.env, resolveSessionsDirs(ctx.configDirs, ctx.env), report);
     } catch (error) {
-      watcher.close();
       sender.close();
       throw error;
     }
+    const watcher = watchRegistry(ctx.configDirs, options);
+    const outputs = attachOutputs(watcher);
     // This terminal's own session: by what Claude Code tells its children, else by the terminal itself.
     const ownTerminal = terminalOf('self')?.device;
     const isOwn = (r: SessionRecord) => {

@@ -5,11 +5,14 @@
  */
 import { errorSentence } from '../../registry/system-error.js';
 import { readdirSync } from 'node:fs';
-import { resolveSessionsDirs } from '../../registry/config.js';
+import { join } from 'node:path';
+import { defaultConfigDir, resolveSessionsDirs } from '../../registry/config.js';
 import { scanRegistry } from '../../registry/read/scan.js';
 import { skipNote, skipsJson } from '../skips.js';
+import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
 import { err, out, outJson } from '../output.js';
+import { autostartWatcher, DEFAULT_IDLE_EXIT_S } from '../statusline/autostart.js';
 import { findSelf } from '../statusline/self.js';
 import { readStdinDocument } from '../statusline/stdin.js';
 import { DEFAULT_FORMAT, parseStatuslineTemplate, renderStatusline } from '../statusline/template.js';
@@ -71,6 +74,52 @@ async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
     };
     outJson(json);
   } else if (text !== '') out(text + '\n');
+  // After the line is out: this render is answered the slow way, the next ones by the line file.
+  // Not for --format or --json: the watcher's files hold the default line, which such a caller never shows.
+  if (self.records.length > 0 && ctx.flags.format === undefined && !ctx.json) {
+    const started = autostartWatcher({
+      env: ctx.env,
+      sessionsDirs: resolveSessionsDirs(ctx.configDirs, ctx.env),
+      disabled: ctx.flags['no-autostart'] === true,
+      idleExitSeconds: ctx.flags['idle-exit'] as number | undefined,
+    });
+    if (started.state === 'refused') say(started.problem);
+  }
+}
+
+/** `--install` / `--uninstall` / `--snippet`: an ordinary command (exit 1 with one line when it refuses), not a render. */
+async function install(ctx: Parameters<Command['run']>[0]): Promise<number> {
+  const { InstallError, installStatusLine, uninstallStatusLine } = await import('../statusline/install.js');
+  const { shellWord } = await import('../statusline/snippet.js');
+  const { selfCommand } = await import('../statusline/autostart.js');
+  if (ctx.flags.install === true && ctx.flags.uninstall === true) throw new UsageError('--install and --uninstall together');
+  if (ctx.flags.force === true && ctx.flags.install !== true) throw new UsageError('--force needs --install');
+  if ((ctx.configDirs?.length ?? 0) > 1) throw new UsageError('--install: one --config-dir at most');
+  const path = join(ctx.configDirs?.[0] ?? defaultConfigDir(ctx.env), 'settings.json');
+  const { node, script } = selfCommand();
+  const claudePs = `${shellWord(node)} ${shellWord(script)}`;
+  if (ctx.flags.snippet === true) {
+    const { statusLineSetting } = await import('../statusline/snippet.js');
+    outJson(statusLineSetting(claudePs));
+    return 0;
+  }
+  try {
+    const result = ctx.flags.install === true
+      ? installStatusLine(path, claudePs, ctx.flags.force === true)
+      : uninstallStatusLine(path);
+    if (ctx.json) outJson(result);
+    else {
+      const said = { installed: 'statusLine written to', unchanged: 'statusLine already in', uninstalled: 'statusLine removed from', absent: 'no statusLine in' }[result.action];
+      out(`${said} ${result.path}${result.backup ? ` (the previous file is ${result.backup})` : ''}\n`);
+    }
+    return 0;
+  } catch (error) {
+    if (error instanceof InstallError) {
+      err(`claude-ps statusline: ${error.message}\n`);
+      return 1;
+    }
+    throw error;
+  }
 }
 
 export const statusline: Command = {
@@ -86,6 +135,12 @@ document's session_id, else $CLAUDE_CODE_SESSION_ID). stdin is read only when $C
 find the session, only from a pipe, socket or file (never a terminal), at most 1 MiB, for at most
 80 ms. A problem (candidates it could not read included) is one line on stderr.
 
+When it renders the default line for a session and no watcher keeps the default line-file folder
+($XDG_RUNTIME_DIR/claude-ps, else $TMPDIR/claude-ps-UID), it starts one (\`claude-ps watch
+--statusline-dir DIR --idle-exit S\`, detached), at most once per 5 s; the settings snippet of
+\`statusline --install\` then renders the line file. --no-autostart or CLAUDE_PS_NO_AUTOSTART=1 turn
+it off; --idle-exit S (or CLAUDE_PS_IDLE_EXIT) sets how long it stays with no live session.
+
 --format TEMPLATE (default {others}): the keys of \`summary --format\` (every session), plus
   {others.KEY}   the same counts for the other sessions only, e.g. {others.busy}, {others.summary}
   {others}       the default line          {waiters}   the waiting others: "api-3f (permission prompt)"
@@ -97,8 +152,15 @@ find the session, only from a pipe, socket or file (never a terminal), at most 1
 "waiters": [{"pid", "label", "waitingFor"}], "skipped": [{"path", "pid", "reason", "error"}...]}.`,
   flags: {
     format: { type: 'string', short: 'f', value: 'TEMPLATE', help: 'template for the line (see above)' },
+    install: { type: 'boolean', help: 'write the statusLine snippet into the config dir\'s settings.json' },
+    uninstall: { type: 'boolean', help: 'remove the snippet from settings.json' },
+    force: { type: 'boolean', help: 'with --install: replace a statusLine that is not the snippet' },
+    snippet: { type: 'boolean', help: 'print the statusLine setting --install writes' },
+    'no-autostart': { type: 'boolean', help: 'do not start the line-file watcher (also CLAUDE_PS_NO_AUTOSTART=1)' },
+    'idle-exit': { type: 'integer', value: 'S', help: `an autostarted watcher ends after S s with no live session (default ${DEFAULT_IDLE_EXIT_S})` },
   },
   async run(ctx) {
+    if (ctx.flags.install === true || ctx.flags.uninstall === true || ctx.flags.snippet === true) return install(ctx);
     // Whatever happens after this point, the exit code is 0 and stderr gets one line, no stack.
     process.on('uncaughtException', (error) => {
       say(errorSentence(error));

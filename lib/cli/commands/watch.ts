@@ -8,12 +8,14 @@ import type { Command } from '../command.js';
 import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { err, out, outJson } from '../output.js';
 import { recordJson } from '../records.js';
-import { startWatchOutputs, WATCH_OUTPUT_FLAGS } from '../statusline/watch-outputs.js';
+import { resolveSessionsDirs } from '../../registry/config.js';
+import { startLifetime } from '../statusline/lifetime.js';
+import { openWatchOutputs, WATCH_OUTPUT_FLAGS } from '../statusline/watch-outputs.js';
 
 export const watch: Command = {
   name: 'watch',
   summary: 'print registry changes as NDJSON (added, changed, died, removed) until stopped',
-  usage: 'watch [--interval MS] [--snapshot FILE] [--statusline-dir DIR [--format T]] [--exec CMD [--exec-shell]] [options]',
+  usage: 'watch [--interval MS] [--snapshot FILE] [--statusline-dir DIR [--format T] [--idle-exit S]] [--exec CMD [--exec-shell]] [options]',
   plain: true,
   details: `
 One JSON object per line: {"type": "added"|"changed"|"died"|"removed", "time": EPOCH_MS,
@@ -25,14 +27,17 @@ every --interval ms (default 1000; 10 to 2147483647). --snapshot FILE keeps a sn
 Ends on SIGINT or SIGTERM with exit 0, or when the reader of its output goes away.
 --statusline-dir DIR keeps DIR/<pid>, the statusline line of each live session (see \`statusline
 --help\` for --format); --exec CMD runs CMD per event with CLAUDE_PS_EVENT, _PID, _NAME, _STATUS,
-_WAITING_FOR, _CWD … in its environment (docs/statusline.md).`,
+_WAITING_FOR, _CWD … in its environment (docs/statusline.md). With --statusline-dir it ends by itself
+when DIR is removed (a login's runtime folder) and, with --idle-exit S, after S seconds with no
+live session.`,
   flags: {
     interval: { type: 'integer', value: 'MS', help: 'liveness re-probe period in ms (default 1000)' },
     snapshot: { type: 'string', value: 'FILE', help: 'keep FILE up to date with a snapshot' },
     ...WATCH_OUTPUT_FLAGS,
     ...HOST_FLAGS,
+    'idle-exit': { type: 'integer', value: 'S', help: 'with --statusline-dir: end after S seconds with no live session' },
   },
-  run(ctx) {
+  async run(ctx) {
     if (wantsHosts(ctx.flags)) return import('../hosts/watch.js').then((m) => m.watchOnHosts(ctx));
     const interval = ctx.flags.interval as number | undefined;
     const snapshotFile = ctx.flags.snapshot as string | undefined;
@@ -42,21 +47,21 @@ _WAITING_FOR, _CWD … in its environment (docs/statusline.md).`,
     } catch (error) {
       throw new UsageError((error as Error).message.replace(/^watch: options\.interval /, '--interval '));
     }
+    const idleSeconds = ctx.flags['idle-exit'] as number | undefined;
+    if (idleSeconds !== undefined && (idleSeconds < 1 || idleSeconds > 31_536_000)) throw new UsageError('--idle-exit must be 1 to 31536000 seconds');
+    if (idleSeconds !== undefined && ctx.flags['statusline-dir'] === undefined) throw new UsageError('--idle-exit needs --statusline-dir');
+    // A report must never end the watch (a closed stderr throws EBADF): its line files would go with it.
+    const report = (line: string) => {
+      try {
+        err(`claude-ps watch: ${line}\n`);
+      } catch {
+        // nowhere to report
+      }
+    };
+    // The line-file folder and its lock are taken before any event flows, so the first ones are kept.
+    const attachOutputs = await openWatchOutputs(ctx.flags, ctx.env, resolveSessionsDirs(ctx.configDirs, ctx.env), report);
     const watcher = watchRegistry(ctx.configDirs, options);
-    let outputs;
-    try {
-      // A report must never end the watch (a closed stderr throws EBADF): its line files would go with it.
-      outputs = startWatchOutputs(watcher, ctx.flags, ctx.env, (line) => {
-        try {
-          err(`claude-ps watch: ${line}\n`);
-        } catch {
-          // nowhere to report
-        }
-      });
-    } catch (error) {
-      watcher.close();
-      throw error;
-    }
+    const outputs = attachOutputs(watcher);
     watcher.on('change', (event: { type: string; record: Parameters<typeof recordJson>[0]; fields?: readonly string[] }) => {
       const line = { type: event.type, time: Date.now(), fields: event.fields ?? [], record: recordJson(event.record) };
       outJson(line);
@@ -65,11 +70,19 @@ _WAITING_FOR, _CWD … in its environment (docs/statusline.md).`,
       err(`claude-ps watch: ${errorSentence(error)}\n`);
     });
     return new Promise<number>((resolve) => {
+      let endLifetime = () => {};
       const stop = () => {
+        endLifetime();
         outputs.close();
         watcher.close();
         resolve(0);
       };
+      if (outputs.lineDir !== undefined) {
+        endLifetime = startLifetime(watcher, { idleSeconds, dir: outputs.lineDir }, (why) => {
+          report(`ending: ${why}`);
+          stop();
+        });
+      }
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
       // Noticed at once, not at the next write, which on a quiet registry may be hours away

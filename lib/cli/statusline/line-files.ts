@@ -5,10 +5,13 @@
  * Nothing stale may look fresh once the watcher is gone:
  * - files are replaced atomically (a temp file in DIR, then rename), removed when the session goes,
  *   and all removed when the watcher stops (SIGINT, SIGTERM, its reader gone, any exit);
+ * - one watcher per folder: the folder's lock (lib/backend/folder-lock.ts) is released by the kernel
+ *   with its last holder, and the guardian holds it too;
  * - a guardian (`/bin/sh`, its own session) holds the read end of a pipe whose write end only this
  *   process holds: the kernel closes it however the watcher dies (`kill -9` too), and the guardian
- *   then removes the files, unless the lock names another watcher by then;
- * - a watcher starting in DIR removes whatever an earlier one left;
+ *   then removes the files. It holds the folder's lock until it is done, so no successor can have
+ *   taken the folder meanwhile: it can only remove what its own watcher wrote;
+ * - a watcher starting in DIR removes whatever an earlier one left (it holds the lock: none runs);
  * - a file is rewritten whenever its own session's record changes, so it is newer than that record
  *   while a watcher keeps it; the settings snippet renders it only then (`[ DIR/P -nt …/P.json ]`),
  *   which also catches a watcher that is stopped (SIGSTOP) or a guardian that died with it.
@@ -25,37 +28,35 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   realpathSync,
   renameSync,
   statSync,
   unlinkSync,
   utimesSync,
   writeFileSync,
-  writeSync,
 } from 'node:fs';
 import { join } from 'node:path';
 import { processStartToken } from '../../backend/index.js';
-import { DEAD_VERDICTS, type SessionRecord } from '../../registry/types.js';
-import { verdict } from '../../registry/verdict.js';
+import { lockFolderWithin, type FolderLock } from '../../backend/folder-lock.js';
+import type { SessionRecord } from '../../registry/types.js';
 import { OwnedFolder } from './owned-folder.js';
 import { renderStatusline, type StatuslineTemplate } from './template.js';
 import { viewsOver } from './view.js';
+import { AUTOSTART_STAMP, INFO_FILE, INFO_TEMP, readWatcherInfo, WATCHER_LOG, writeWatcherInfo } from './watcher-info.js';
 
-export const LOCK_FILE = '.watcher';
 const LINE_NAME = /^[1-9][0-9]*$/;
 const TEMP_NAME = /^\.[1-9][0-9]*\.[0-9a-f]{12}\.tmp$/;
+const isOurName = (n: string) => LINE_NAME.test(n) || TEMP_NAME.test(n) || INFO_TEMP.test(n) || n === INFO_FILE || n === AUTOSTART_STAMP || n === WATCHER_LOG;
 
-// Waits for EOF on stdin (the watcher's death, however it came), then cleans up if the lock still
-// holds this watcher's line. Ignores the signals a terminal or a service manager sends a group.
+// Waits for EOF on stdin (the watcher's death, however it came), then removes the files. It holds the
+// folder's lock (descriptors 3 and up, inherited) until it exits, so nothing it removes is a successor's.
+// Ignores the signals a terminal or a service manager sends a group.
 const GUARDIAN = `trap '' INT TERM HUP
 while read -r _; do :; done
 cd -- "$1" 2>/dev/null || exit 0
-IFS= read -r owner < ${LOCK_FILE} 2>/dev/null || exit 0
-[ "$owner" = "$2" ] || exit 0
 for f in [1-9]*; do case $f in *[!0-9]*) ;; *) rm -f -- "$f" ;; esac; done
-for f in .[1-9]*.tmp; do [ -f "$f" ] && rm -f -- "$f"; done
-rm -f -- ${LOCK_FILE}`;
+for f in .[1-9]*.tmp ${INFO_FILE}.*.tmp; do [ -f "$f" ] && rm -f -- "$f"; done
+rm -f -- ${INFO_FILE}`;
 
 /** A live session that has a line file: live, and of our PID space (a foreign PID is not ours to name). */
 function hasLineFile(r: SessionRecord): boolean {
@@ -67,119 +68,84 @@ export interface LineFilesOptions {
   mtimeGranularity?: 'seconds' | 'fine';
   /** A failure after the start (a write that failed): reported, never thrown. */
   onError?: (error: unknown) => void;
+  /** How long to wait for the folder's lock (a guardian cleaning up holds it briefly). Default 3000 ms. */
+  lockWaitMs?: number;
+  /** The sessions folders watched, for `DIR/.watcher` (doctor and autostart read them). */
+  sessionsDirs?: readonly string[];
 }
 
 export class LineFiles {
-  readonly dir: string;
-  private readonly folder: OwnedFolder;
   /** What made the folder unusable, last reported (reported once, not per update). */
   private problem: string | undefined;
   private readonly written = new Map<number, string>();
-  private readonly lockText: string;
   private guardian: ChildProcess | undefined;
   private closed = false;
   private readonly seconds: boolean;
   private readonly onError: (error: unknown) => void;
 
-  /** Takes DIR (creating it, 0700): throws when it holds other files or another live watcher keeps it. */
-  constructor(dir: string, private readonly template: StatuslineTemplate, options: LineFilesOptions = {}) {
+  /**
+   * Takes DIR (creating it, 0700): rejects when it is not this user's own, holds other files, or
+   * another watcher holds its lock (after waiting `lockWaitMs` for it).
+   */
+  static async open(dir: string, template: StatuslineTemplate, options: LineFilesOptions = {}): Promise<LineFiles> {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    this.dir = realpathSync(dir);
+    const real = realpathSync(dir);
     // A statusline prints DIR/<pid> as it is: a file someone else could plant or replace there would
-    // reach the terminal (escapes and all) and, touched, pass the freshness test.
+    // reach the terminal (escapes and all) and, touched, pass the freshness test. The whole path is
+    // checked now and again before each write (owned-folder.ts).
+    let folder: OwnedFolder;
     try {
-      this.folder = new OwnedFolder(this.dir, dir);
+      folder = new OwnedFolder(real, dir);
     } catch (error) {
       throw new Error(`--statusline-dir: ${(error as Error).message}`);
     }
+    const st = lstatSync(real);
+    const foreign = readdirSync(real).find((n) => !isOurName(n));
+    if (foreign !== undefined) {
+      throw new Error(`--statusline-dir: ${real} holds other files (${JSON.stringify(foreign)}); give it a folder of its own`);
+    }
+    const attempt = await lockFolderWithin(real, options.lockWaitMs ?? 3000);
+    if ('busy' in attempt) {
+      const holder = readWatcherInfo(real);
+      throw new Error(`--statusline-dir: another watcher${holder ? ` (pid ${holder.pid})` : ''} keeps ${real}`);
+    }
+    if ('error' in attempt) throw new Error(`--statusline-dir: cannot lock ${real}: ${attempt.error}`);
+    try {
+      return new LineFiles(real, { dev: st.dev, ino: st.ino }, folder, template, attempt.lock, options);
+    } catch (error) {
+      attempt.lock.release();
+      throw error;
+    }
+  }
+
+  private constructor(
+    readonly dir: string,
+    /** The folder taken, by device and inode: a folder put at its path later is another one. */
+    readonly identity: { dev: number; ino: number },
+    private readonly folder: OwnedFolder,
+    private readonly template: StatuslineTemplate,
+    private readonly lock: FolderLock,
+    options: LineFilesOptions,
+  ) {
     this.seconds = (options.mtimeGranularity ?? (process.platform === 'darwin' ? 'seconds' : 'fine')) === 'seconds';
     this.onError = options.onError ?? (() => {});
-    const names = readdirSync(this.dir);
-    const foreign = names.find((n) => !LINE_NAME.test(n) && !TEMP_NAME.test(n) && n !== LOCK_FILE);
-    if (foreign !== undefined) {
-      throw new Error(`--statusline-dir: ${this.dir} holds other files (${JSON.stringify(foreign)}); give it a folder of its own`);
-    }
-    this.lockText = JSON.stringify({ pid: process.pid, token: processStartToken(process.pid) ?? null });
-    this.lock();
-    // What an earlier watcher left (it died with its guardian, or the machine went down).
-    for (const n of names) if (LINE_NAME.test(n) || TEMP_NAME.test(n)) this.unlink(join(this.dir, n));
     this.startGuardian();
-  }
-
-  private lock(): void {
-    const path = join(this.dir, LOCK_FILE);
-    for (let attempt = 0; attempt < 2; attempt++) {
-      try {
-        const fd = openSync(path, 'wx', 0o600);
-        try {
-          writeSync(fd, this.lockText + '\n');
-        } finally {
-          closeSync(fd);
-        }
-        return;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      }
-      let holder = this.readLock(path);
-      if (holder === 'junk') {
-        this.unlink(path);
-        continue;
-      }
-      if (holder === undefined) {
-        // Another watcher may be between creating the lock and writing it: look again shortly.
-        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 100);
-        holder = this.readLock(path);
-        if ((holder === undefined || holder === 'junk') && Date.now() - this.mtimeOf(path) < 2000) {
-          throw new Error(`--statusline-dir: another watcher is starting in ${this.dir}`);
-        }
-      }
-      if (typeof holder === 'object' && holder.pid !== process.pid && !DEAD_VERDICTS.has(verdict(holder.pid, holder.token))) {
-        throw new Error(`--statusline-dir: another watcher (pid ${holder.pid}) keeps ${this.dir}`);
-      }
-      this.unlink(path); // its watcher is provably dead, or the lock stayed unreadable
-    }
-    throw new Error(`--statusline-dir: could not take ${join(this.dir, LOCK_FILE)}`);
-  }
-
-  /**
-   * The watcher the lock names; undefined while it is unreadable (being written); 'junk' for what no
-   * watcher writes (a symlink, a FIFO, a device, a large file), never followed, blocked on or read whole.
-   */
-  private readLock(path: string): { pid: number; token: string | undefined } | undefined | 'junk' {
-    let text: string;
-    let fd: number | undefined;
-    try {
-      fd = openSync(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
-      const st = fstatSync(fd);
-      if (!st.isFile() || st.size > 4096) return 'junk';
-      text = readFileSync(fd, 'utf8');
-    } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'ELOOP' ? 'junk' : undefined;
-    } finally {
-      if (fd !== undefined) closeSync(fd);
-    }
-    try {
-      const value = JSON.parse(text) as { pid?: unknown; token?: unknown };
-      if (typeof value.pid !== 'number' || !Number.isSafeInteger(value.pid) || value.pid < 1) return undefined;
-      return { pid: value.pid, token: typeof value.token === 'string' ? value.token : undefined };
-    } catch {
-      return undefined;
-    }
-  }
-
-  private mtimeOf(path: string): number {
-    try {
-      return lstatSync(path).mtimeMs;
-    } catch {
-      return 0;
-    }
+    // What an earlier watcher left (it died with its guardian, or the machine went down): none runs,
+    // since this process holds the lock.
+    for (const n of readdirSync(this.dir)) if (LINE_NAME.test(n) || TEMP_NAME.test(n) || INFO_TEMP.test(n)) this.unlink(join(this.dir, n));
+    writeWatcherInfo(this.dir, {
+      pid: process.pid,
+      token: processStartToken(process.pid) ?? null,
+      since: Date.now(),
+      sessionsDirs: [...(options.sessionsDirs ?? [])],
+    });
   }
 
   private startGuardian(): void {
     try {
-      const child = spawn('/bin/sh', ['-c', GUARDIAN, 'claude-ps-guardian', this.dir, this.lockText], {
+      const child = spawn('/bin/sh', ['-c', GUARDIAN, 'claude-ps-guardian', this.dir], {
         detached: true,
-        stdio: ['pipe', 'ignore', 'ignore'],
+        stdio: ['pipe', 'ignore', 'ignore', ...this.lock.fds],
       });
       child.on('error', (error) => this.onError(error));
       child.unref();
@@ -303,16 +269,16 @@ export class LineFiles {
     }
   }
 
-  /** Removes every line file and the lock; synchronous, so it can run in an 'exit' handler. */
+  /** Removes every line file and the information, then gives the lock back; synchronous (an 'exit' handler). */
   close(): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.folderIsOurs()) for (const pid of this.written.keys()) this.unlink(join(this.dir, String(pid)));
+    const ours = this.folderIsOurs();
+    if (ours) for (const pid of this.written.keys()) this.unlink(join(this.dir, String(pid)));
     this.written.clear();
-    const path = join(this.dir, LOCK_FILE);
-    const holder = this.readLock(path);
-    if (typeof holder === 'object' && holder.pid === process.pid) this.unlink(path);
-    // EOF for the guardian: it finds no lock of ours and ends without touching anything.
+    if (ours) this.unlink(join(this.dir, INFO_FILE)); // ours: the lock is still held
+    this.lock.release();
+    // EOF for the guardian: it finds nothing left, and its exit gives the lock back for good.
     this.guardian?.stdin?.destroy();
   }
 }

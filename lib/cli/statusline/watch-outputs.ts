@@ -21,6 +21,8 @@ export const WATCH_OUTPUT_FLAGS = {
 } as const;
 
 export interface WatchOutputs {
+  /** The line-file folder as taken (its real path, device and inode), when there is one. */
+  readonly lineDir: { path: string; dev: number; ino: number } | undefined;
   close(): void;
 }
 
@@ -36,16 +38,36 @@ function parseFlags(flags: ParsedArgs['flags']) {
   return { dir, template, command };
 }
 
-export function startWatchOutputs(
-  watcher: EventEmitter,
+/**
+ * Checks the flags and takes what must be held before any event flows (the line-file folder and its
+ * lock), then returns the function that attaches the outputs to a watcher.
+ */
+export async function openWatchOutputs(
   flags: ParsedArgs['flags'],
+  env: NodeJS.ProcessEnv,
+  sessionsDirs: readonly string[],
+  report: (line: string) => void,
+): Promise<(watcher: EventEmitter) => WatchOutputs> {
+  const { dir, template, command } = parseFlags(flags);
+  const files =
+    dir !== undefined && template !== undefined
+      ? await LineFiles.open(dir, template, {
+          sessionsDirs,
+          onError: (e) => report(`--statusline-dir: ${errorSentence(e)}`),
+        })
+      : undefined;
+  return (watcher) => startWatchOutputs(watcher, files, command, env, report);
+}
+
+function startWatchOutputs(
+  watcher: EventEmitter,
+  files: LineFiles | undefined,
+  command: ReturnType<typeof parseFlags>['command'],
   env: NodeJS.ProcessEnv,
   report: (line: string) => void,
 ): WatchOutputs {
-  const { dir, template, command } = parseFlags(flags);
   const closers: Array<() => void> = [];
-  if (dir !== undefined && template !== undefined) {
-    const files = new LineFiles(dir, template, { onError: (e) => report(`--statusline-dir: ${errorSentence(e)}`) });
+  if (files !== undefined) {
     const view = new Map<string, SessionRecord>();
     const touched = new Set<number>();
     let scheduled = false;
@@ -88,6 +110,7 @@ export function startWatchOutputs(
     });
   }
   return {
+    lineDir: files ? { path: files.dir, ...files.identity } : undefined,
     close() {
       for (const close of closers.splice(0)) close();
     },

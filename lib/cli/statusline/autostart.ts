@@ -1,0 +1,157 @@
+/**
+ * The watcher starts itself (docs/statusline.md, "The watcher starts itself"), as watchman, gpg-agent
+ * and sccache do: a `claude-ps statusline` render that finds no watcher serving its sessions folders
+ * starts an ordinary `claude-ps watch --statusline-dir DIR --idle-exit S` process, detached (its own
+ * session, stdout to /dev/null, stderr to `DIR/.watcher.log`), and answers its own render the slow way.
+ * At most once per few seconds however many renders race (an exclusive stamp file), and at most one
+ * watcher per folder whatever happens (the folder's lock, taken by the watcher itself).
+ */
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { lazyBuiltin } from '../../runtime.js';
+import { AUTOSTART_STAMP, runningWatcher, WATCHER_LOG } from './watcher-info.js';
+
+const childProcess = lazyBuiltin<typeof import('node:child_process')>('node:child_process');
+
+/** Renders that find no watcher start one at most this often. */
+export const AUTOSTART_EVERY_MS = 5000;
+/** An autostarted watcher ends after this long with no live session (CLAUDE_PS_IDLE_EXIT, --idle-exit). */
+export const DEFAULT_IDLE_EXIT_S = 300;
+const LOG_LIMIT = 64 * 1024;
+
+/**
+ * The default line-file folder: `$XDG_RUNTIME_DIR/claude-ps` (a login's own folder, removed when it
+ * ends), else `${TMPDIR:-/tmp}/claude-ps-<uid>`. Computed as the settings snippet's shell does, so both
+ * name the same folder.
+ */
+export function defaultLineDir(env: NodeJS.ProcessEnv): string {
+  const runtime = env.XDG_RUNTIME_DIR;
+  if (runtime) return join(runtime, 'claude-ps');
+  const tmp = (env.TMPDIR || '/tmp').replace(/(.)\/+$/, '$1');
+  return join(tmp, `claude-ps-${process.getuid?.() ?? 'user'}`);
+}
+
+export type AutostartOutcome =
+  | { state: 'disabled' }
+  | { state: 'running'; pid: number }
+  | { state: 'started'; pid: number | undefined }
+  | { state: 'throttled' }
+  | { state: 'refused'; problem: string };
+
+export interface AutostartRequest {
+  env: NodeJS.ProcessEnv;
+  /** The sessions folders this render read (absolute): a watcher must serve them all. */
+  sessionsDirs: readonly string[];
+  /** `--no-autostart`. */
+  disabled?: boolean;
+  /** `--idle-exit S`, else CLAUDE_PS_IDLE_EXIT, else DEFAULT_IDLE_EXIT_S. */
+  idleExitSeconds?: number;
+}
+
+export function autostartDisabled(env: NodeJS.ProcessEnv, flag: boolean | undefined): boolean {
+  return flag === true || (env.CLAUDE_PS_NO_AUTOSTART !== undefined && env.CLAUDE_PS_NO_AUTOSTART !== '' && env.CLAUDE_PS_NO_AUTOSTART !== '0');
+}
+
+function idleExit(request: AutostartRequest): number {
+  const valid = (s: number | undefined): s is number => s !== undefined && Number.isSafeInteger(s) && s >= 1 && s <= 31_536_000;
+  if (valid(request.idleExitSeconds)) return request.idleExitSeconds;
+  const fromEnv = Number(request.env.CLAUDE_PS_IDLE_EXIT);
+  return valid(fromEnv) ? fromEnv : DEFAULT_IDLE_EXIT_S;
+}
+
+/** The folder as `--statusline-dir` would take it (this user's, written by nobody else), created when missing. */
+function ownFolder(dir: string): string | undefined {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code !== 'EEXIST') return `cannot create ${dir} (${code ?? String(error)})`;
+  }
+  const st = lstatSync(dir);
+  if (!st.isDirectory()) return `${dir} is not a folder`;
+  if (process.getuid !== undefined && st.uid !== process.getuid()) return `${dir} is not this user's`;
+  if ((st.mode & 0o022) !== 0) return `${dir} may be written by others`;
+  return undefined;
+}
+
+/** One render's claim on starting a watcher: true for exactly one of the renders racing in a window. */
+function claimStart(dir: string): boolean {
+  const stamp = join(dir, AUTOSTART_STAMP);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      closeSync(openSync(stamp, constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW, 0o600));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+    }
+    let age: number;
+    try {
+      age = Date.now() - lstatSync(stamp).mtimeMs;
+    } catch {
+      continue; // removed meanwhile: try to create it
+    }
+    if (age >= 0 && age < AUTOSTART_EVERY_MS) return false;
+    try {
+      unlinkSync(stamp);
+    } catch {
+      // another render took it away first
+    }
+  }
+  return false;
+}
+
+/** `DIR/.watcher.log` for the watcher's stderr (appended, cut back when it has grown), or 'ignore'. */
+function logFd(dir: string): number | 'ignore' {
+  try {
+    const fd = openSync(join(dir, WATCHER_LOG), constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND | constants.O_NOFOLLOW | constants.O_NONBLOCK, 0o600);
+    const st = fstatSync(fd);
+    if (!st.isFile()) {
+      closeSync(fd);
+      return 'ignore';
+    }
+    if (st.size > LOG_LIMIT) ftruncateSync(fd, 0);
+    return fd;
+  } catch {
+    return 'ignore';
+  }
+}
+
+/** The command line that runs this CLI again: this Node and this script, by absolute path. */
+export function selfCommand(): { node: string; script: string } {
+  const script = process.argv[1] ?? '';
+  return { node: process.execPath, script: isAbsolute(script) ? script : resolve(script) };
+}
+
+/** Starts the watcher when none serves `request.sessionsDirs` and no render started one just now. */
+export function autostartWatcher(request: AutostartRequest): AutostartOutcome {
+  if (autostartDisabled(request.env, request.disabled)) return { state: 'disabled' };
+  // Line files need the POSIX guardian shell and a kernel-released folder lock: none on Windows, whose
+  // statusline renders the slow way (docs/windows.md).
+  if (process.platform === 'win32') return { state: 'disabled' };
+  const dir = defaultLineDir(request.env);
+  const problem = ownFolder(dir);
+  if (problem !== undefined) return { state: 'refused', problem: `no watcher started: ${problem}` };
+  const running = runningWatcher(dir);
+  if (running !== undefined) {
+    // One watcher per folder: one serving other folders is left alone, and this session renders the slow way.
+    return { state: 'running', pid: running.pid };
+  }
+  if (!claimStart(dir)) return { state: 'throttled' };
+  const { node, script } = selfCommand();
+  const configDirs = request.sessionsDirs.flatMap((s) => ['--config-dir', dirname(s)]);
+  const args = [script, 'watch', '--statusline-dir', dir, '--idle-exit', String(idleExit(request)), ...configDirs];
+  const log = logFd(dir);
+  try {
+    const child = childProcess().spawn(node, args, {
+      detached: true,
+      cwd: '/',
+      stdio: ['ignore', 'ignore', log],
+      env: request.env,
+    });
+    child.on('error', () => {});
+    child.unref();
+    return { state: 'started', pid: child.pid };
+  } finally {
+    if (typeof log === 'number') closeSync(log);
+  }
+}
