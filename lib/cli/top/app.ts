@@ -163,14 +163,19 @@ export function runTop(options: TopOptions): Promise<number> {
     const onSignal = (signal: Signal) => () => finish(EXIT_CODES[signal]);
     const signalHandlers = (Object.keys(EXIT_CODES) as Signal[]).map((s) => [s, onSignal(s)] as const);
     const onContinue = () => {
-      term.enter();
+      if (done) return;
+      term.reenter();
       term.invalidate();
       draw();
     };
     const suspend = () => {
       term.restore();
-      // The default action of SIGTSTP stops us, as Ctrl-Z would outside raw mode; SIGCONT resumes.
+      // The default action of SIGTSTP stops us, as Ctrl-Z would outside raw mode, before kill()
+      // returns. In an orphaned process group (top as a tmux pane's or `ssh -t`'s own command: no
+      // shell to resume it) the kernel discards it instead, and top must not go on with the screen
+      // handed back and keys cooked: either way the view is taken again here (SIGCONT does it too).
       process.kill(process.pid, 'SIGTSTP');
+      onContinue();
     };
     const onCrash = (error: unknown) => {
       // The screen goes back first, so that the message is read on the shell's own screen.
