@@ -55,6 +55,33 @@ describe.skipIf(!hasTmux)('the prune key', () => {
   });
 });
 
+describe.skipIf(!hasTmux)('the prune key and typed-ahead keys', () => {
+  it('a y that arrives with the p, before the question is drawn, cancels', async () => {
+    const reg = makeRegistry();
+    const tmux = openTmux();
+    try {
+      startSession(reg, { name: 'typed-ahead', status: 'idle' });
+      const deadPid = reapedPid();
+      const deadFile = reg.write(deadPid, sessionRecord(deadPid, { status: 'busy' }));
+      await tmux.start(`${process.execPath} ${cli} top --config-dir ${reg.configDir}`);
+      await tmux.until((l) => (l[0] ?? '').includes('1 dead claim'), 'the dead count');
+      tmux.type('py'); // one write: both keys in one read, as keys typed while top starts would be
+      await tmux.until((l) => (l[23] ?? '').includes('prune cancelled'), 'the cancellation');
+      expect(existsSync(deadFile)).toBe(true);
+      tmux.type('p');
+      await tmux.until((l) => (l[23] ?? '').includes('prune 1 dead claim'), 'the question');
+      tmux.type('y');
+      await tmux.until((l) => (l[23] ?? '').includes('pruned 1 dead claim'), 'the prune');
+      expect(existsSync(deadFile)).toBe(false);
+      tmux.type('q');
+      await tmux.until((l) => l.includes('EXIT=0'), 'the exit');
+    } finally {
+      tmux.close();
+      reg.remove();
+    }
+  });
+});
+
 describe.skipIf(!hasTmux || process.platform !== 'linux')('the jump key', () => {
   it('selects the window and pane whose tty is the session controlling terminal', async () => {
     const reg = makeRegistry();

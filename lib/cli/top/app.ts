@@ -53,6 +53,9 @@ export function runTop(options: TopOptions): Promise<number> {
   let rows: Row[] = [];
   let records: SessionRecord[] = [];
   let pending = false;
+  /** Whether the prune question is on screen: a `y` typed ahead of it (in the same read as the `p`,
+   * or before the frame that asks) answers nothing a person has read, and cancels. */
+  let asked = false;
 
   const say = (text: string) => {
     message = sanitise(text, 300);
@@ -72,6 +75,7 @@ export function runTop(options: TopOptions): Promise<number> {
     offset = scrollTo(selected, offset, height - 3, rows.length);
     const frame = { rows, counts: countRecords(records, false), selected, offset, sort, filter, mode, message };
     term.draw(renderFrame(frame, width, height, paint, now));
+    asked = mode === 'confirm';
   };
   const redraw = () => {
     if (pending) return;
@@ -105,7 +109,8 @@ export function runTop(options: TopOptions): Promise<number> {
       if (key.name === 'interrupt') return finish(0);
       if (mode === 'confirm') {
         mode = 'normal';
-        if (key.name === 'char' && (key.char === 'y' || key.char === 'Y')) prune();
+        if (!asked) say('prune cancelled: a key came before the question was shown');
+        else if (key.name === 'char' && (key.char === 'y' || key.char === 'Y')) prune();
         else say('prune cancelled');
         return;
       }
