@@ -4,7 +4,7 @@
  * nothing for its own session, the rate limits, and text that cannot reach a terminal raw.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { builtCli, cliEnv, removeCopy, runCli, startCli } from '../cli/run-cli.js';
@@ -151,6 +151,27 @@ describe('notify', () => {
     expect(body!.length).toBeLessThanOrEqual(160);
     for (const text of [title!, body!]) expect(text).not.toMatch(/[\x00-\x1f\x7f-\x9f\u202e]/);
     expect(title).toMatch(/^Claude Code: \]0,?;?pwned evil N+…/);
+  });
+});
+
+describe('notify when the notifier cannot start', () => {
+  it('reports each failure and notifies again once the notifier is back (a failed start is no child still running)', async () => {
+    reg = makeRegistry();
+    const sessions = [0, 1, 2, 3, 4, 5].map((i) => startSession(reg, { name: `flaky-${i}`, status: 'busy' }));
+    const run = await startNotify(['--rate-limit', '50', '--per-session', '60000']);
+    const program = join(stub.bin, 'notify-send');
+    renameSync(program, `${program}.away`); // spawn now fails with ENOENT, as a removed package would
+    const failures = () => run.stderr().split('\n').filter((l) => l.includes('notify-send: spawn')).length;
+    for (let i = 0; i < 5; i++) {
+      sessions[i]!.update({ status: 'waiting' });
+      await until(() => failures() === i + 1, `failure ${i + 1} reported`);
+      await pause(80); // past --rate-limit: each is its own notification
+    }
+    renameSync(`${program}.away`, program);
+    sessions[5]!.update({ status: 'waiting' });
+    await until(() => stub.calls().length === 1, 'the notification after the notifier came back');
+    expect(titles()).toEqual(['Claude Code: flaky-5 needs you']);
+    expect(run.stderr()).not.toMatch(/still running/);
   });
 });
 

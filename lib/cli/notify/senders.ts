@@ -63,15 +63,28 @@ function programSender(name: string, file: string, argv: (m: Message) => string[
     name,
     send(m) {
       if (running.size >= IN_FLIGHT_MAX) return report(`${name}: ${running.size} still running; one notification dropped`);
-      const child = spawn(file, argv(m), { env, stdio: 'ignore' });
+      let child: ReturnType<typeof spawn>;
+      try {
+        child = spawn(file, argv(m), { env, stdio: 'ignore' });
+      } catch (e) {
+        return report(`${name}: ${(e as Error).message}`);
+      }
       running.add(child);
       // Our own child, ended by its PID if it hangs (a notification daemon that never answers).
       const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
       timer.unref();
-      child.on('error', (e) => report(`${name}: ${e.message}`));
-      child.on('exit', (code, signal) => {
+      const settle = () => {
         clearTimeout(timer);
         running.delete(child);
+      };
+      // A child that could not start (ENOENT, EAGAIN, EMFILE) gets 'error' and never 'exit': it must
+      // leave `running` too, or four failures would drop every notification after them.
+      child.on('error', (e) => {
+        settle();
+        report(`${name}: ${e.message}`);
+      });
+      child.on('exit', (code, signal) => {
+        settle();
         if (code !== 0) report(`${name} ended with ${signal ?? `exit ${code}`}`);
       });
     },
