@@ -154,6 +154,22 @@ describe('notify', () => {
   });
 });
 
+describe('notify-send and markup', () => {
+  it('hands notify-send a body whose markup is text: no link, image or tag from a record', async () => {
+    reg = makeRegistry();
+    const s = startSession(reg, { name: 'markup', status: 'busy', cwd: '/tmp/R&D' });
+    const run = await startNotify([]);
+    s.update({ status: 'waiting', waitingFor: '<a href="https://x.invalid/">ok</a><img src="/x">' });
+    await until(() => stub.calls().length === 1, 'the notification');
+    const [, , title, body] = stub.calls()[0]!;
+    expect(title).toBe('Claude Code: markup needs you');
+    expect(body).toBe(`&lt;a href="https://x.invalid/"&gt;ok&lt;/a&gt;&lt;img src="/x"&gt; · /tmp/R&amp;D · pid ${s.pid}`);
+    // What notify prints is the plain text.
+    await until(() => run.stdout().includes('\n'), 'the line on stdout');
+    expect(JSON.parse(run.stdout().split('\n')[0]!).body).toContain('<a href=');
+  });
+});
+
 describe('notify when the notifier cannot start', () => {
   it('reports each failure and notifies again once the notifier is back (a failed start is no child still running)', async () => {
     reg = makeRegistry();

@@ -115,6 +115,15 @@ function terminalSender(kind: 'osc9' | 'osc777', env: NodeJS.ProcessEnv, report:
   };
 }
 
+/**
+ * The body of a desktop notification is markup to the server (the Desktop Notifications spec's
+ * `body-markup`: `<a href>`, `<img src>`, `<b>`; GNOME, KDE, dunst, mako), so record text that holds
+ * `<` or `&` would become a link, an image or a body the server cannot parse. The summary is plain text.
+ */
+export function markupEscaped(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 const hasDesktop = (env: NodeJS.ProcessEnv) => Boolean(env.DBUS_SESSION_BUS_ADDRESS || env.DISPLAY || env.WAYLAND_DISPLAY);
 
 /** The sender `--via` names, or the one this machine and terminal call for. Throws when there is none. */
@@ -122,7 +131,7 @@ export function chooseSender(via: Via | undefined, env: NodeJS.ProcessEnv, repor
   const notifySend = () => {
     const file = onPath('notify-send', env);
     if (!file) throw new Error('notify-send is not on PATH (install libnotify-bin, or use --via osc)');
-    return programSender('notify-send', file, (m) => ['--app-name=claude-ps', '--', m.title, m.body], env, report);
+    return programSender('notify-send', file, (m) => ['--app-name=claude-ps', '--', m.title, markupEscaped(m.body)], env, report);
   };
   const osascript = () => {
     const file = onPath('osascript', env);
