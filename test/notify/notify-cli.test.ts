@@ -221,6 +221,35 @@ describe.skipIf(!hasTmux || process.platform !== 'linux')('notify in a terminal'
   });
 });
 
+describe.skipIf(!hasTmux || process.platform !== 'linux')('notify in a terminal, when sessions end', () => {
+  it('never announces the death of a session that was on its own terminal', async () => {
+    reg = makeRegistry();
+    stub = stubNotifySend();
+    const tmux = openTmux(100, 20, { PATH: `${stub.bin}:${process.env.PATH}` });
+    try {
+      const pidFile = join(tmux.dir, 'same-tty');
+      const notifyPid = await tmux.start(
+        `sh -c "sleep 300 & echo \\$! > ${pidFile}; exec ${process.execPath} ${cli} notify --via notify-send --on waiting,died --rate-limit 10 --config-dir ${reg.configDir}"`,
+      );
+      await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 'the same-terminal sleep');
+      const samePid = Number(readFileSync(pidFile, 'utf8'));
+      const elsewhere = spawnSleep();
+      reg.write(samePid, liveRecord(samePid, { name: 'same-terminal', status: 'busy' }));
+      reg.write(elsewhere.pid, liveRecord(elsewhere.pid, { name: 'elsewhere', status: 'busy' }));
+      await tmux.until((l) => l.some((x) => x.includes('notifying via notify-send')), 'notify to start');
+      process.kill(samePid, 'SIGKILL'); // ours, started through the test's own pane
+      await pause(300);
+      await elsewhere.end();
+      await until(() => stub.calls().length >= 1, 'the notification of the other death');
+      await pause(1500); // past a re-probe: the same-terminal death has been seen too
+      expect(titles()).toEqual(['Claude Code: elsewhere ended']);
+      process.kill(notifyPid, 'SIGTERM');
+    } finally {
+      tmux.close();
+    }
+  });
+});
+
 describe('notify, the choice of notifier', () => {
   it('--via notify-send without it on PATH is a clear error (exit 1)', () => {
     reg = makeRegistry();
