@@ -18,6 +18,12 @@
             "OTHER_CFLAGS": ["-arch x86_64", "-arch arm64"],
             "OTHER_LDFLAGS": ["-arch x86_64", "-arch arm64"]
           }
+        }],
+        ["OS=='win'", {
+          "sources!": ["native/read_posix.cc", "native/exit_poller.cc"],
+          "sources": ["native/probe_win32.cc", "native/read_win32.cc", "native/exit_win32.cc"],
+          "defines": ["WIN32_LEAN_AND_MEAN", "NOMINMAX"],
+          "msvs_settings": { "VCCLCompilerTool": { "AdditionalOptions": ["/std:c++17"] } }
         }]
       ]
     }

@@ -20,6 +20,7 @@ import { processSection } from './sections/process.mjs';
 import { scanSection } from './sections/scan.mjs';
 import { statuslineSection } from './sections/statusline.mjs';
 import { watchSection } from './sections/watch.mjs';
+import { hostsSection } from './sections/hosts.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const quick = process.argv.includes('--quick') || process.env.BENCH_QUICK === '1';
@@ -77,6 +78,7 @@ async function main() {
       ['watch', watchSection],
       ['whole process', processSection],
       ['statusline', statuslineSection],
+      ['hosts', (c) => hostsSection({ ...c, localConfigDir: fixtures.registries.get(10).configDir })],
     ]) {
       if (only && !only.has(label.split(' ')[0])) continue;
       const started = Date.now();

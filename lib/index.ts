@@ -16,6 +16,7 @@ export {
   hasLiveInteractiveAsync,
 } from './registry/guards.js';
 export { RegistryUnreadableError, REGISTRY_UNREADABLE } from './registry/read/unreadable-folder.js';
+export { MisplacedConfigDirError, MISPLACED_CONFIG_DIR } from './registry/read/misplaced.js';
 export { verdict, isLive } from './registry/verdict.js';
 export { BACKGROUND_KINDS, DEAD_VERDICTS } from './registry/types.js';
 export type {
@@ -36,3 +37,7 @@ export type { Snapshot, SnapshotSession } from './registry/snapshot.js';
 export { watch, Watcher } from './registry/watch/watch.js';
 export type { WatchOptions } from './registry/watch/watch.js';
 export type { WatchEvent, WatchEventType } from './registry/watch/diff.js';
+export { readHosts, anyInteractive, LOCAL_HOST } from './hosts/read.js';
+export type { HostScan, HostRecord, HostState, HostReadOptions } from './hosts/read.js';
+export { watchHosts, HostWatcher } from './hosts/watch.js';
+export type { HostWatchEvent, HostStateEvent, HostWatchOptions } from './hosts/watch.js';

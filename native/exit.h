@@ -16,6 +16,10 @@ int OpenExitHandle(int32_t pid);
 // EVFILT_WRITE on fd and a low-water mark no pipe can reach, so it fires only at EOF.
 int OpenHangupHandle(int fd);
 
+// The soft and hard RLIMIT_NOFILE of this process (-1: unlimited) in *soft / *hard: 0, or -errno.
+// Exit handles are budgeted from the soft limit (lib/registry/watch/exits.ts).
+int OpenFileLimit(double* soft, double* hard);
+
 // "pidfd" or "kqueue": what OpenExitHandle uses here.
 const char* ExitMechanism();
 

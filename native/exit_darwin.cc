@@ -11,6 +11,7 @@
 #include <sys/event.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace claude_ps {
@@ -66,6 +67,14 @@ int OpenHangupHandle(int fd) {
   // only with EV_EOF, when the reader has gone.
   EV_SET(&change, static_cast<uintptr_t>(fd), EVFILT_WRITE, EV_ADD | EV_CLEAR, NOTE_LOWAT, INT_MAX, nullptr);
   return Register(kq, &change);
+}
+
+int OpenFileLimit(double* soft, double* hard) {
+  struct rlimit lim {};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return -errno;
+  *soft = lim.rlim_cur == RLIM_INFINITY ? -1.0 : static_cast<double>(lim.rlim_cur);
+  *hard = lim.rlim_max == RLIM_INFINITY ? -1.0 : static_cast<double>(lim.rlim_max);
+  return 0;
 }
 
 const char* ExitMechanism() { return "kqueue"; }

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <sys/epoll.h>
 #include <sys/syscall.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #ifndef SYS_pidfd_open
@@ -37,6 +38,14 @@ int OpenHangupHandle(int fd) {
     return -saved;
   }
   return ep;
+}
+
+int OpenFileLimit(double* soft, double* hard) {
+  struct rlimit lim {};
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0) return -errno;
+  *soft = lim.rlim_cur == RLIM_INFINITY ? -1.0 : static_cast<double>(lim.rlim_cur);
+  *hard = lim.rlim_max == RLIM_INFINITY ? -1.0 : static_cast<double>(lim.rlim_max);
+  return 0;
 }
 
 const char* ExitMechanism() { return "pidfd"; }

@@ -219,6 +219,19 @@ Napi::Value HangupHandle(const Napi::CallbackInfo& info) {
   return OpenHandle(info, "hangupHandle(fd: number)", 0, -EBADF, OpenHangupHandle);
 }
 
+// openFileLimit() -> [soft, hard] (-1: unlimited), or -errno.
+Napi::Value FileLimit(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  double soft = 0;
+  double hard = 0;
+  const int rc = OpenFileLimit(&soft, &hard);
+  if (rc != 0) return Napi::Number::New(env, rc);
+  Napi::Array out = Napi::Array::New(env, 2);
+  out.Set(0u, Napi::Number::New(env, soft));
+  out.Set(1u, Napi::Number::New(env, hard));
+  return out;
+}
+
 }  // namespace
 
 // Called from addon.cc's Init.
@@ -226,6 +239,7 @@ void RegisterExitWatch(Napi::Env env, Napi::Object exports) {
   exports.Set("FdPoller", FdPoller::Define(env));
   exports.Set("exitHandle", Napi::Function::New(env, ExitHandle, "exitHandle"));
   exports.Set("hangupHandle", Napi::Function::New(env, HangupHandle, "hangupHandle"));
+  exports.Set("openFileLimit", Napi::Function::New(env, FileLimit, "openFileLimit"));
   exports.Set("exitMechanism", Napi::String::New(env, ExitMechanism()));
 }
 

@@ -20,7 +20,11 @@ const common = {
   // load.ts falls back to __filename where import.meta is empty (the CommonJS builds).
   logOverride: { 'empty-import-meta': 'silent' },
   // Gives the CLI its version without reading package.json at run time.
-  define: { __CLAUDE_PS_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version) },
+  define: {
+    __CLAUDE_PS_VERSION__: JSON.stringify(JSON.parse(readFileSync('package.json', 'utf8')).version),
+    // The remote reader other hosts run (lib/hosts/reader-text.ts): no file lookup at run time.
+    __CLAUDE_PS_READER__: JSON.stringify(readFileSync('lib/hosts/reader.sh', 'utf8')),
+  },
 };
 
 // The library keeps its names and one statement per line, so a stack trace or the source line Node

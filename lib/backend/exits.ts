@@ -1,12 +1,14 @@
 /**
  * Kernel notification (docs/watch.md): a descriptor per watched process that turns readable when it
  * exits (Linux pidfd_open(2), macOS kqueue EVFILT_PROC / NOTE_EXIT), and one for stdout's reader
- * going away, polled by the addon on Node's own event loop. Served only by the native backend; with
- * the JS or ps backend, or a kernel without the call, `exitNotification()` says why and callers fall
- * back to probing every interval. This file only measures; lib/registry/watch decides what an exit means.
+ * going away, polled by the addon on Node's own event loop. On Windows the "descriptor" is the addon's
+ * key for a process handle, waited on with RegisterWaitForSingleObject (docs/windows.md). Served only
+ * by the native backend; with the JS or ps backend, or a kernel without the call,
+ * `exitNotification()` says why and callers fall back to probing every interval. This file only
+ * measures; lib/registry/watch decides what an exit means.
  */
-import { closeSync } from 'node:fs';
-import { constants } from 'node:os';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { constants, devNull } from 'node:os';
 import { servingAddon } from './index.js';
 
 interface RawPoller {
@@ -19,14 +21,19 @@ interface RawPoller {
 interface ExitAddon {
   FdPoller: new (onReady: (fd: number, status: number) => void) => RawPoller;
   exitHandle(pid: number): number;
+  /** Windows only: closes a handle exitHandle opened that no poller took (elsewhere: closeSync). */
+  closeExitHandle?(key: number): boolean;
   hangupHandle(fd: number): number;
-  exitMechanism: 'pidfd' | 'kqueue';
+  exitMechanism: ExitMechanism;
+  openFileLimit?(): [number, number] | number;
 }
+
+export type ExitMechanism = 'pidfd' | 'kqueue' | 'RegisterWaitForSingleObject';
 
 export interface ExitNotificationInfo {
   /** `kernel`: exits are reported as they happen; `interval`: found by the periodic probe. */
   mode: 'kernel' | 'interval';
-  mechanism?: 'pidfd' | 'kqueue';
+  mechanism?: ExitMechanism;
   /** Why not the kernel (absent when it is). */
   reason?: string;
 }
@@ -54,8 +61,10 @@ export function exitNotification(): ExitNotificationInfo {
   if (addon === undefined) return { mode: 'interval', reason: 'the addon is out of date (no exit handles)' };
   if (unsupported === undefined) {
     const fd = addon.exitHandle(process.pid);
-    if (fd >= 0) closeSync(fd);
-    else if (fd === -constants.errno.ENOSYS || fd === -constants.errno.EPERM) {
+    if (fd >= 0) {
+      if (addon.closeExitHandle) addon.closeExitHandle(fd);
+      else closeSync(fd);
+    } else if (fd === -constants.errno.ENOSYS || fd === -constants.errno.EPERM) {
       unsupported = `${addon.exitMechanism}: ${errnoName(fd)}`;
     }
   }
@@ -118,4 +127,52 @@ export function watchHangup(fd: number, onHangup: () => void): (() => void) | un
   });
   if (poller.add(handle) !== 0) return undefined;
   return () => poller.close();
+}
+
+/** RLIMIT_NOFILE: how many descriptors this process may hold (Infinity: unlimited). */
+export interface FileLimit {
+  soft: number;
+  hard: number;
+}
+
+/** `Max open files` of /proc/self/limits: the JS path's getrlimit (Linux). */
+export function parseProcLimits(text: string): FileLimit | undefined {
+  const m = /^Max open files +(\d+|unlimited) +(\d+|unlimited) /m.exec(text);
+  if (!m) return undefined;
+  const value = (s: string): number => (s === 'unlimited' ? Infinity : Number(s));
+  return { soft: value(m[1]!), hard: value(m[2]!) };
+}
+
+/**
+ * This process's descriptor limit, from getrlimit(2) through the addon, else /proc/self/limits;
+ * undefined where neither can tell (the caller then keeps its own bound).
+ */
+export function openFileLimit(): FileLimit | undefined {
+  const addon = exitAddon();
+  if (addon !== undefined && typeof addon.openFileLimit === 'function') {
+    const got = addon.openFileLimit();
+    if (Array.isArray(got)) {
+      const [soft, hard] = got.map((n) => (n < 0 ? Infinity : n));
+      return { soft: soft!, hard: hard! };
+    }
+  }
+  if (process.platform !== 'linux') return undefined;
+  try {
+    return parseProcLimits(readFileSync('/proc/self/limits', 'latin1'));
+  } catch {
+    return undefined; // no /proc (a sandbox), or no descriptor left to read it with
+  }
+}
+
+/** Whether `count` more descriptors can be opened now (each opened on the null device and closed at once). */
+export function descriptorsFree(count: number): boolean {
+  const fds: number[] = [];
+  try {
+    while (fds.length < count) fds.push(openSync(devNull, 'r')); // \\.\nul on Windows
+    return true;
+  } catch {
+    return false; // EMFILE, ENFILE: not now
+  } finally {
+    for (const fd of fds) closeSync(fd);
+  }
 }

@@ -27,8 +27,8 @@ export interface BackendInfo {
 export interface ProbeResult {
   pid: number;
   state: ProbeState;
-  /** The current start token as Claude Code would record it, or undefined when unknown. */
-  token: string | undefined;
+  /** The current start token as Claude Code would record it, or null when unknown (always present). */
+  token: string | null;
 }
 
 interface Selection {
@@ -38,6 +38,8 @@ interface Selection {
   info: BackendInfo;
   /** The addon, when it serves (kernel exit notification rides on it: lib/backend/exits.ts). */
   addon?: NativeAddon;
+  /** The file the addon was loaded from, relative to the package root. */
+  addonFile?: string;
 }
 
 let current: Selection | undefined;
@@ -66,7 +68,13 @@ function select(): Selection {
   }
   const loaded = loadNativeAddon();
   if (loaded.addon) {
-    return { probe: nativeBackend(loaded.addon), read: nativeReadFiles(loaded.addon), info: { name: 'native' }, addon: loaded.addon };
+    return {
+      probe: nativeBackend(loaded.addon),
+      read: nativeReadFiles(loaded.addon),
+      info: { name: 'native' },
+      addon: loaded.addon,
+      addonFile: loaded.file,
+    };
   }
   if (forced === 'native') throw new Error(`CLAUDE_PS_BACKEND=native, but the addon cannot load: ${loaded.reason}`);
   return fallback(loaded.reason);
@@ -96,15 +104,31 @@ export function servingAddon(): NativeAddon | undefined {
   return selected().addon;
 }
 
+/** The file the serving addon came from, relative to the package root (`doctor` shows it), else undefined. */
+export function servingAddonFile(): string | undefined {
+  return selected().addonFile;
+}
+
 /** Forgets the selected backend so the next call selects again (tests switch CLAUDE_PS_BACKEND). */
 export function resetBackend(): void {
   current = undefined;
 }
 
-/** A numeric token from a backend → the string Claude Code would have recorded. */
+/** A numeric token from a backend → the string Claude Code would have recorded (not `filetime`: tokenAt). */
 export function tokenString(form: ProbeBackend['tokenForm'], value: number): string | undefined {
   if (Number.isNaN(value)) return undefined;
   return form === 'lstart' ? formatLstart(value) : String(value);
+}
+
+/**
+ * `tokens[k]` as filled by a backend's probeInto → the string Claude Code would have recorded. A
+ * `filetime` slot holds 64 bits, read exactly as an integer: Claude Code writes the FILETIME in
+ * decimal (`procStartFt`), and a double would round it to a multiple of 16.
+ */
+export function tokenAt(form: ProbeBackend['tokenForm'], tokens: Float64Array, k: number): string | undefined {
+  if (form !== 'filetime') return tokenString(form, tokens[k]!);
+  const bits = new BigUint64Array(tokens.buffer, tokens.byteOffset + k * 8, 1)[0]!;
+  return bits === 0n ? undefined : bits.toString();
 }
 
 const INT32_MAX = 2147483647;
@@ -137,7 +161,7 @@ export function probe(pids: ArrayLike<number>): ProbeResult[] {
     results[i] = {
       pid: pids[i]!,
       state: STATE_NAMES[decided ? preset[i]! - 1 : states[i]!]!,
-      token: decided ? undefined : tokenString(backendImpl.tokenForm, tokens[i]!),
+      token: decided ? null : (tokenAt(backendImpl.tokenForm, tokens, i) ?? null),
     };
   }
   return results;
@@ -151,5 +175,5 @@ export function pidExists(pid: number): boolean {
 
 /** The current start token of this PID, as Claude Code would record it, or undefined. */
 export function processStartToken(pid: number): string | undefined {
-  return probe([pid])[0]!.token;
+  return probe([pid])[0]!.token ?? undefined;
 }

@@ -2,9 +2,9 @@
  * The leaf loader: finds and loads the compiled addon, or says why it could not. Nothing but the
  * backend facade imports this file.
  */
-import { existsSync } from 'node:fs';
+import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, posix, relative, sep } from 'node:path';
 import { hereFile } from '../runtime.js';
 import type { NativeReader } from './files.js';
 
@@ -13,7 +13,43 @@ export interface NativeAddon extends NativeReader {
   readonly clockTicks: number;
 }
 
-export type AddonLoad = { addon: NativeAddon; reason?: undefined } | { addon?: undefined; reason: string };
+export type AddonLoad =
+  | { addon: NativeAddon; /** The file it came from, relative to the package root. */ file: string; reason?: undefined }
+  | { addon?: undefined; file?: undefined; reason: string };
+
+/** The package name node-gyp-build and prebuildify put first in a prebuild's file name. */
+const ADDON_NAME = 'claude-ps';
+
+export type Libc = 'glibc' | 'musl';
+
+/**
+ * The C library node-gyp-build assumes, decided as it decides (LIBC, else musl where
+ * /etc/alpine-release exists), so the fast path below and node-gyp-build pick the same file.
+ */
+export function detectedLibc(env: NodeJS.ProcessEnv, alpineRelease: () => boolean): Libc {
+  if (env.LIBC === 'musl' || env.LIBC === 'glibc') return env.LIBC;
+  return alpineRelease() ? 'musl' : 'glibc';
+}
+
+/**
+ * The files the loader tries by path, in order, relative to the package root: a local build, then
+ * the prebuild for this platform and C library (docs/prebuilds.md). On Linux the other C library's
+ * build comes next: a musl system that is not Alpine is detected as glibc, and the glibc build
+ * cannot load there (no libc.so.6), nor the musl one on glibc.
+ */
+export function addonCandidates(platform: string, arch: string, libc: Libc): string[] {
+  // Forward slashes on every platform: these are also what `doctor` reports.
+  const dir = posix.join('prebuilds', `${platform}-${arch}`);
+  const files = ['build/Release/claude_ps.node'];
+  if (platform === 'linux') {
+    const other: Libc = libc === 'musl' ? 'glibc' : 'musl';
+    files.push(posix.join(dir, `${ADDON_NAME}.${libc}.node`), posix.join(dir, `${ADDON_NAME}.${other}.node`));
+  }
+  files.push(posix.join(dir, `${ADDON_NAME}.node`));
+  // macOS ships one universal binary (prebuildify --arch x64+arm64).
+  if (platform === 'darwin') files.push(`prebuilds/darwin-x64+arm64/${ADDON_NAME}.node`);
+  return files;
+}
 
 /** The package root: the nearest folder above this file that holds binding.gyp. */
 function packageRoot(): string | undefined {
@@ -27,13 +63,55 @@ function packageRoot(): string | undefined {
   return undefined;
 }
 
-function checked(addon: Partial<NativeAddon>): AddonLoad {
+const PT_LOAD = 1;
+
+/**
+ * Why the ELF file at `path` cannot be mapped whole, or undefined (also for files that are not ELF,
+ * which the platform's loader judges). The dynamic loader maps each PT_LOAD segment as its program
+ * header says; where the file ends sooner (a download or copy cut short), touching the missing pages
+ * kills the process with SIGBUS instead of failing the load, so such a file is never handed to it.
+ */
+export function truncatedElf(path: string): string | undefined {
+  let fd: number | undefined;
+  try {
+    // O_NONBLOCK: a FIFO in place of the file answers at once instead of blocking the open.
+    fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+    const stat = fstatSync(fd);
+    if (!stat.isFile()) return 'not a regular file';
+    // The ELF header and, in every file a linker writes, the program headers right after it.
+    const head = Buffer.alloc(1024);
+    const got = readSync(fd, head, 0, head.length, 0);
+    if (got < 4 || head.readUInt32BE(0) !== 0x7f454c46) return undefined;
+    const wide = head[4] === 2;
+    const little = head[5] === 1;
+    const u16 = (at: number) => (little ? head.readUInt16LE(at) : head.readUInt16BE(at));
+    const u32 = (at: number) => (little ? head.readUInt32LE(at) : head.readUInt32BE(at));
+    const word = (at: number) => (wide ? Number(little ? head.readBigUInt64LE(at) : head.readBigUInt64BE(at)) : u32(at));
+    if (got < (wide ? 64 : 52)) return `cut short at ${stat.size} bytes`;
+    const phoff = word(wide ? 32 : 28);
+    const phentsize = u16(wide ? 54 : 42);
+    const phnum = u16(wide ? 56 : 44);
+    if (phoff + phnum * phentsize > got) return phoff + phnum * phentsize > stat.size ? `cut short at ${stat.size} bytes` : undefined;
+    let end = 0;
+    for (let i = 0; i < phnum; i++) {
+      const at = phoff + i * phentsize;
+      if (u32(at) === PT_LOAD) end = Math.max(end, wide ? word(at + 8) + word(at + 32) : u32(at + 4) + u32(at + 16));
+    }
+    return end > stat.size ? `cut short at ${stat.size} of ${end} bytes` : undefined;
+  } catch (err) {
+    return `unreadable (${(err as NodeJS.ErrnoException).code ?? String(err)})`;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
+}
+
+function checked(addon: Partial<NativeAddon>, file: string): AddonLoad {
   // An addon from an older build lacks part of the API: it is not used at all, so the probe and
   // the reader always come from the same backend.
   if (typeof addon.probe !== 'function' || typeof addon.readFiles !== 'function') {
     return { reason: 'the addon is out of date (rebuild it: npm run build:native)' };
   }
-  return { addon: addon as NativeAddon };
+  return { addon: addon as NativeAddon, file };
 }
 
 function firstLine(err: unknown): string {
@@ -44,25 +122,35 @@ export function loadNativeAddon(): AddonLoad {
   const root = packageRoot();
   if (root === undefined) return { reason: 'package root (binding.gyp) not found' };
   const require = createRequire(join(root, 'package.json'));
-  // The two usual places first, by path: node-gyp-build's search costs ~5 ms of start-up, which a
-  // statusline pays per render. It still decides everything else (tags such as musl, Debug builds).
-  for (const file of [
-    join(root, 'build', 'Release', 'claude_ps.node'),
-    join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'claude-ps.node'),
-    // macOS ships one universal binary (prebuildify --arch x64+arm64).
-    ...(process.platform === 'darwin' ? [join(root, 'prebuilds', 'darwin-x64+arm64', 'claude-ps.node')] : []),
-  ]) {
-    if (!existsSync(file)) continue;
+  // The usual places first, by path: node-gyp-build's search costs ~5 ms of start-up, which a
+  // statusline pays per render. It still decides everything else (other tags, Debug builds).
+  const libc = process.platform === 'linux' ? detectedLibc(process.env, () => existsSync('/etc/alpine-release')) : 'glibc';
+  const refused: string[] = [];
+  for (const file of addonCandidates(process.platform, process.arch, libc)) {
+    const path = join(root, file);
+    if (!existsSync(path)) continue;
+    const damage = truncatedElf(path);
+    if (damage !== undefined) {
+      refused.push(`${file}: ${damage}`);
+      continue;
+    }
     try {
-      return checked(require(file) as Partial<NativeAddon>);
+      return checked(require(path) as Partial<NativeAddon>, file);
     } catch {
-      // A file that does not load here (another libc, a broken build): node-gyp-build decides.
+      // A file that does not load here (another libc, a broken build): the next one, then node-gyp-build.
     }
   }
   try {
-    const nodeGypBuild = require('node-gyp-build') as (dir: string) => unknown;
-    return checked(nodeGypBuild(root) as Partial<NativeAddon>);
+    const nodeGypBuild = require('node-gyp-build') as { resolve(dir: string): string };
+    const path = nodeGypBuild.resolve(root);
+    const file = relative(root, path).split(sep).join('/');
+    const damage = truncatedElf(path);
+    if (damage !== undefined) throw new Error(`${file}: ${damage}`);
+    return checked(require(path) as Partial<NativeAddon>, file);
   } catch (err) {
-    return { reason: `no native addon for ${process.platform}-${process.arch}: ${firstLine(err)}` };
+    const first = firstLine(err);
+    // Files refused by the length check that node-gyp-build did not pick (it names its own).
+    const others = refused.filter((r) => r !== first);
+    return { reason: `no native addon for ${process.platform}-${process.arch}: ${first}${others.length > 0 ? ` (refused ${others.join(', ')})` : ''}` };
   }
 }

@@ -34,9 +34,9 @@ export interface PsOptions {
 }
 
 // macOS (and the BSDs): PID_MAX is 99999, and one PID above it makes macOS ps fail the whole run.
-const BSD_PID_MAX = 99999;
+export const BSD_PID_MAX = 99999;
 // Linux's PID_MAX_LIMIT (2^22): the ceiling when /proc/sys/kernel/pid_max cannot be read.
-const LINUX_PID_MAX_LIMIT = 4194304;
+export const LINUX_PID_MAX_LIMIT = 4194304;
 
 function systemPidMax(): number {
   if (process.platform !== 'linux') return BSD_PID_MAX;
@@ -80,8 +80,22 @@ export function runPs(pids: readonly number[], options: PsOptions): PsAnswer & {
   return { ...answer, spawnFailed: run.error !== undefined };
 }
 
+/** The two things the ps probe asks: this machine's, or what another host measured (lib/hosts/judge.ts). */
+export interface PsCalls {
+  killZero(pid: number): boolean;
+  runPs(pids: readonly number[], options: PsOptions): PsAnswer & { spawnFailed: boolean };
+}
+
+const SYSTEM_PS: PsCalls = { killZero, runPs };
+
 /** probeInto with explicit options (the seam tests use to point at a missing or slow `ps`). */
-export function psProbeInto(pids: Int32Array, states: Uint8Array, tokens: Float64Array, options: PsOptions): void {
+export function psProbeInto(
+  pids: Int32Array,
+  states: Uint8Array,
+  tokens: Float64Array,
+  options: PsOptions,
+  calls: PsCalls = SYSTEM_PS,
+): void {
   checkProbeArrays(pids, states, tokens);
   const existing: number[] = [];
   const queued = new Set<number>();
@@ -90,7 +104,7 @@ export function psProbeInto(pids: Int32Array, states: Uint8Array, tokens: Float6
     tokens[k] = NaN;
     if (pid <= 0) {
       states[k] = STATE_INVALID;
-    } else if (pid > options.pidMax || !killZero(pid)) {
+    } else if (pid > options.pidMax || !calls.killZero(pid)) {
       states[k] = STATE_GONE;
     } else {
       // Exists (kill succeeded or said EPERM); unverified until ps says more.
@@ -108,7 +122,7 @@ export function psProbeInto(pids: Int32Array, states: Uint8Array, tokens: Float6
   let broken = false;
   for (let at = 0; at < existing.length && !broken; at += options.chunkSize) {
     const chunk = existing.slice(at, at + options.chunkSize);
-    const answer = runPs(chunk, options);
+    const answer = calls.runPs(chunk, options);
     broken = answer.spawnFailed;
     for (const pid of chunk) {
       const row = answer.rows.get(pid);
@@ -131,7 +145,7 @@ export function psProbeInto(pids: Int32Array, states: Uint8Array, tokens: Float6
     if (hit !== undefined) {
       states[k] = hit.state;
       tokens[k] = hit.token;
-    } else if (notFound.has(pid) && !killZero(pid)) {
+    } else if (notFound.has(pid) && !calls.killZero(pid)) {
       // Not listed, and kill now says ESRCH: it exited after the first kill.
       states[k] = STATE_GONE;
     }

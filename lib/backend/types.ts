@@ -19,9 +19,11 @@ export const STATE_NAMES: readonly ProbeState[] = ['invalid', 'gone', 'alive', '
 /**
  * How a backend's numeric tokens become the strings Claude Code records:
  * - `ticks`: Linux `/proc/<pid>/stat` field 22, clock ticks since boot, written as a decimal integer;
- * - `lstart`: the start time in whole epoch seconds, written as `ps -o lstart=` text in UTC.
+ * - `lstart`: the start time in whole epoch seconds, written as `ps -o lstart=` text in UTC;
+ * - `filetime`: Windows, the creation FILETIME; the slot holds its 64 bits (read through a
+ *   BigUint64Array over the same memory, since a FILETIME is past 2^53), 0 when unknown.
  */
-export type NumericTokenForm = 'ticks' | 'lstart';
+export type NumericTokenForm = 'ticks' | 'lstart' | 'filetime';
 
 export type BackendName = 'native' | 'js' | 'ps';
 

@@ -58,6 +58,12 @@ const NO_REGISTRY: Readonly<Record<string, string>> = {
 // Commands whose exit codes are answers of their own (yes/no); their `details` say what each means.
 const OWN_EXIT_CODES = new Set(['has-interactive', 'probe']);
 
+// Commands whose exit status is not the common one, and what it is instead.
+const EXIT_STATUS: Readonly<Record<string, string>> = {
+  // Claude Code starts it on every render: any exit but 0 would only blank the line (docs/statusline.md).
+  statusline: 'Exit status: always 0, usage errors included; a problem is one line on stderr.',
+};
+
 /** The common flags a command really takes, and for the others the reason it does not. */
 export function commonFlagsFor(cmd: Command): { flags: FlagSpecs; notTaken: Record<string, string> } {
   const flags: Record<string, FlagSpecs[string]> = { ...COMMON_FLAGS };
@@ -100,7 +106,8 @@ export function commandHelp(cmd: Command): string {
   lines.push('Options:', ...rows.map(([l, h]) => l.padEnd(width) + h));
   if (notTaken['config-dir']) lines.push(`  (--config-dir DIR does not apply: ${notTaken['config-dir']})`);
   lines.push('');
-  if (!OWN_EXIT_CODES.has(cmd.name)) {
+  if (Object.hasOwn(EXIT_STATUS, cmd.name)) lines.push(EXIT_STATUS[cmd.name]!, '');
+  else if (!OWN_EXIT_CODES.has(cmd.name)) {
     lines.push('Exit status: 0 success; 1 a runtime error (one line on stderr); 2 a usage error.', '');
   }
   lines.push(...environmentHelp({ registry: flags['config-dir'] !== undefined, colour: !cmd.plain }));

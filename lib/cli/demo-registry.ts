@@ -43,6 +43,11 @@ export const DEMO_MARKER = 'CLAUDE_PS_DEMO_PARENT';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
+// Windows has no `sleep`, `true` or `sh`: node itself stands in, and there is no zombie to show.
+const WINDOWS = process.platform === 'win32';
+const RESTING: [string, string[]] = WINDOWS ? [process.execPath, ['-e', 'setInterval(() => {}, 1 << 30)']] : ['sleep', ['600']];
+const EXITING: [string, string[]] = WINDOWS ? [process.execPath, ['-e', '0']] : ['true', []];
+
 /** A start token of the same form as `real` but another value: what a reused PID looks like. */
 function wrongToken(real: string | undefined): string {
   if (real === undefined || !/^[0-9]+$/.test(real)) return formatLstart(Date.now() / 1000 - 86_400);
@@ -122,14 +127,14 @@ export function createDemoRegistry(): DemoRegistry {
         return record;
       };
       const liveSleep = () => {
-        const pid = start('sleep', ['600']).pid;
-        if (pid === undefined) throw new Error('could not start `sleep`');
+        const pid = start(...RESTING).pid;
+        if (pid === undefined) throw new Error(`could not start \`${RESTING[0]}\``);
         return pid;
       };
 
       // Live claims with their true start token.
       const [a, b, c, recycled, halfWritten] = [liveSleep(), liveSleep(), liveSleep(), liveSleep(), liveSleep()];
-      const tokens = probe([a, b, c, recycled]).map((p) => p.token);
+      const tokens = probe([a, b, c, recycled]).map((p) => p.token ?? undefined);
       const recordA = write(a, { procStart: tokens[0], name: 'refactor-auth', status: 'busy', statusUpdatedAt: now - 42_000 });
       write(b, {
         procStart: tokens[1],
@@ -152,15 +157,17 @@ export function createDemoRegistry(): DemoRegistry {
       registry.claims.push({ pid: recycled, role: 'a reused PID: alive, but another start token', expected: 'recycled' });
 
       // A process that ran and was reaped: nothing has its PID now.
-      const dead = spawnSync('true').pid;
+      const dead = spawnSync(...EXITING).pid;
+      // Windows keeps an exited process openable while a handle on it lasts (~0.1–0.3 s under Wine).
+      for (let i = 0; WINDOWS && dead !== undefined && i < 100 && probe([dead])[0]!.state !== 'gone'; i++) await sleep(20);
       if (dead !== undefined && probe([dead])[0]!.state === 'gone') {
         write(dead, { procStart: '1', name: 'crashed-yesterday', status: 'idle', statusUpdatedAt: now - 9e7 });
         registry.claims.push({ pid: dead, role: 'a process that exited and was reaped', expected: 'gone' });
       }
 
       // A zombie: the shell's child exits, and the shell (exec'd into sleep) never reaps it.
-      const parent = start('sh', ['-c', 'sleep 0.2 & echo $!; exec sleep 600'], 'pipe');
-      const zombie = await new Promise<number | undefined>((resolve) => {
+      const parent = WINDOWS ? undefined : start('sh', ['-c', 'sleep 0.2 & echo $!; exec sleep 600'], 'pipe');
+      const zombie = parent && (await new Promise<number | undefined>((resolve) => {
         let text = '';
         parent.stdout!.on('data', (chunk: Buffer) => {
           text += chunk.toString();
@@ -168,7 +175,7 @@ export function createDemoRegistry(): DemoRegistry {
         });
         parent.once('exit', () => resolve(undefined));
         parent.once('error', () => resolve(undefined));
-      });
+      }));
       if (zombie !== undefined) {
         const zombieToken = probe([zombie])[0]!.token;
         for (let i = 0; i < 250 && probe([zombie])[0]!.state !== 'zombie'; i++) await sleep(20);
@@ -185,16 +192,22 @@ export function createDemoRegistry(): DemoRegistry {
       const key = { peerToken: randomBytes(16).toString('hex'), procStart: recordA.procStart, pidDomain: domain };
       writeFileSync(join(dir, keyName), JSON.stringify(key), { mode: 0o600 });
       writeFileSync(join(dir, '0123.json'), JSON.stringify({ pid: 123, sessionId: randomUUID() }));
-      writeFileSync(join(configDir, 'elsewhere.json'), JSON.stringify({ pid: parent.pid, sessionId: randomUUID() }));
-      symlinkSync(join('..', 'elsewhere.json'), join(dir, `${parent.pid}.json`));
+      const linked = parent?.pid ?? liveSleep();
+      writeFileSync(join(configDir, 'elsewhere.json'), JSON.stringify({ pid: linked, sessionId: randomUUID() }));
       writeFileSync(join(dir, `${halfWritten}.json`), `{"pid": ${halfWritten}, "sessionId": "`);
       registry.junk.push(
         { file: 'notes.json', why: 'not a <pid>.json name: ignored' },
         { file: `${a}.<64 hex>.key`, why: "a peer key: not a candidate, ignored" },
         { file: '0123.json', why: 'not a canonical PID (leading zero): ignored' },
-        { file: `${parent.pid}.json`, why: 'a symlink: never followed, skipped (Claude Code never writes one, so guards ignore it)' },
-        { file: `${halfWritten}.json`, why: 'half-written (unparseable): skipped, but its PID is alive, so a guard counts it' },
       );
+      try {
+        symlinkSync(join('..', 'elsewhere.json'), join(dir, `${linked}.json`));
+        registry.junk.push({ file: `${linked}.json`, why: 'a symlink: never followed, skipped (Claude Code never writes one, so guards ignore it)' });
+      } catch (error) {
+        // Windows lets only administrators and developer mode make symlinks: the demo goes without one.
+        if (!WINDOWS) throw error;
+      }
+      registry.junk.push({ file: `${halfWritten}.json`, why: 'half-written (unparseable): skipped, but its PID is alive, so a guard counts it' });
     } catch (error) {
       registry.cleanup();
       throw error;

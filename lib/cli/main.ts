@@ -4,9 +4,11 @@
  * on stderr. Nothing heavy happens at load: a statusline starts this process on every render.
  */
 import { parseArgs, UsageError } from './args.js';
+import { checkBackendRequest } from './backend-request.js';
 import { commandHelp, commonFlagsFor, environmentHelp, type Command } from './command.js';
 import { COMMAND_NAMES, isCommandName, loadAllCommands, loadCommand } from './commands/index.js';
 import { printable } from './format.js';
+import { errorSentence } from '../registry/system-error.js';
 import { colourChoice, err, makePaint, out, stdoutIsTTY, type ColorMode } from './output.js';
 import { closest } from './suggest.js';
 import { readVersion } from './version.js';
@@ -28,8 +30,8 @@ async function generalHelp(): Promise<string> {
     'Run `claude-ps COMMAND --help` for its own options, `claude-ps demo` to see the filter at work.',
     '',
     'Exit status: 0 success; 1 a runtime error (one line on stderr); 2 a usage error (unknown command or',
-    'option, missing or bad value). has-interactive and probe answer with exit codes of their own: see',
-    'their --help.',
+    'option, missing or bad value). has-interactive and probe answer with exit codes of their own, and',
+    'statusline always exits 0: see their --help.',
     '',
     ...environmentHelp({ registry: true, colour: true }),
   ].join('\n') + '\n';
@@ -77,6 +79,8 @@ async function main(argv: string[]): Promise<number> {
     throw new UsageError(`${command.name}: unexpected argument ${JSON.stringify(positionals[allowed.max]!.slice(0, 80))}`);
   }
   if (positionals.length < allowed.min) throw new UsageError(`${command.name}: needs ${allowed.name}`);
+  // The guard checks it inside its own error mapping (a failure there is exit 4, never its "no", 1).
+  if (command.name !== 'has-interactive') checkBackendRequest(process.env);
   const configDirs = flags['config-dir'] as string[] | undefined;
   const json = flags.json === true;
   // The terminal is asked (node:tty) only when nothing else decides.
@@ -98,7 +102,8 @@ main(process.argv.slice(2)).then(
   },
   (error: unknown) => {
     // One line, whatever the message holds (a path or an argument with a newline or a bidi override).
-    const message = printable(error instanceof Error ? error.message : String(error));
+    // A system error as a sentence about the user's path (errorSentence), never a bare `EEXIST: …`.
+    const message = printable(errorSentence(error));
     err(`claude-ps: ${message}\n`);
     if (error instanceof UsageError) {
       process.exitCode = 2;

@@ -1,7 +1,8 @@
 import { writeSync } from 'node:fs';
 import { lazyBuiltin } from '../runtime.js';
 import { printable } from './format.js';
-import { displayWidth, isPlainAscii, lazily } from './width.js';
+import { displayWidth } from './width.js';
+import { jsonText } from '../registry/json-text.js';
 
 /**
  * Output for the CLI: colour as --color, FORCE_COLOR, NO_COLOR and the terminal say, tables aligned
@@ -91,17 +92,7 @@ export function table(header: readonly string[], rows: readonly (readonly Cell[]
   return lines.map((cells, i) => draw(cells, i === 0)).join('\n') + '\n';
 }
 
-// Characters JSON.stringify leaves as they are but a terminal acts on: DEL and C1 controls, format
-// characters (bidi overrides, zero-width), line and paragraph separators. They can only stand inside
-// a JSON string, where `\u202e` is the same data.
-const JSON_UNSAFE = lazily(() => /[\x7f-\x9f\p{Cf}\p{Zl}\p{Zp}]/gu);
-const escapeUnits = (c: string) => Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');
-
-/** JSON.stringify for output a person may see raw (`list --json` in a terminal): the same document. */
-export function jsonText(value: unknown): string {
-  const text = JSON.stringify(value);
-  return isPlainAscii(text) ? text : text.replace(JSON_UNSAFE(), escapeUnits);
-}
+export { jsonText } from '../registry/json-text.js';
 
 // Writes go straight to file descriptors 1 and 2: creating `process.stdout` (a stream, plus the net
 // and tty machinery behind it) costs several times what this whole CLI does for `count`, and a
@@ -139,4 +130,9 @@ export function out(text: string): void {
 
 export function err(text: string): void {
   writeAll(2, text);
+}
+
+/** One JSON document (or NDJSON line) on stdout, under the package's one escaping rule. */
+export function outJson(value: unknown): void {
+  writeAll(1, jsonText(value) + '\n');
 }

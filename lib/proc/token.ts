@@ -29,6 +29,7 @@ const QUARTER_HOUR_S = 900;
 /** …between UTC−12 and UTC+14. */
 const MAX_ZONE_OFFSET_S = 14 * 3600;
 const FILETIME_PER_S = 10_000_000n;
+const FILETIME_PER_US = 10n;
 
 /**
  * Normalises a raw `procStart` / `procStartFt` value: a non-blank string, trimmed. Anything else
@@ -69,10 +70,29 @@ export function isZoneOffset(seconds: number): boolean {
   return seconds !== 0 && Math.abs(seconds) <= MAX_ZONE_OFFSET_S && seconds % QUARTER_HOUR_S === 0;
 }
 
+/** True for .NET ticks, false for a FILETIME (the two ranges never overlap: see DOTNET_MIN). */
+function isDotnetTicks(t: string): boolean {
+  return Number(t) >= DOTNET_MIN;
+}
+
 /** A Windows token as a FILETIME (100 ns since 1601, UTC or local as written), exact: past 2^53. */
 function windowsFiletime(t: string): bigint {
   const value = BigInt(t);
-  return Number(t) >= DOTNET_MIN ? value - DOTNET_TO_FILETIME : value;
+  return isDotnetTicks(t) ? value - DOTNET_TO_FILETIME : value;
+}
+
+/**
+ * The difference of two Windows tokens, in the finest unit both can hold: 100 ns within one encoding;
+ * whole microseconds across the two, because .NET ticks come from Claude Code's PowerShell fallback,
+ * `Win32_Process.CreationDate`, a CIM datetime with six fractional digits (the FILETIME cut to the
+ * microsecond). Compared exactly at 100 ns, a live session recorded that way would read recycled nine
+ * times in ten. Returns [difference, units per second].
+ */
+function windowsDifference(a: string, b: string): [bigint, bigint] {
+  const fa = windowsFiletime(a);
+  const fb = windowsFiletime(b);
+  if (isDotnetTicks(a) === isDotnetTicks(b)) return [fa - fb, FILETIME_PER_S];
+  return [fa / FILETIME_PER_US - fb / FILETIME_PER_US, FILETIME_PER_S / FILETIME_PER_US];
 }
 
 /** Two readings `seconds` apart: the same instant (true), a time-zone offset (undefined), or not (false). */
@@ -85,7 +105,7 @@ function byInstant(seconds: number): boolean | undefined {
  * Compares a recorded token with the current one: true (same process), false (same form, different
  * value: another process), or undefined when the two are not comparable (different or unknown forms).
  * Ticks compare exactly. lstart text and Windows tokens (FILETIME and .NET ticks alike) compare as
- * instants; two instants a time-zone offset apart (isZoneOffset) are undefined, not false: the same
+ * instants (a FILETIME against .NET ticks to the microsecond, the precision of .NET ticks' source); two instants a time-zone offset apart (isZoneOffset) are undefined, not false: the same
  * process written in local time must stay live and never be pruned.
  */
 export function compareTokens(recorded: string, current: string): boolean | undefined {
@@ -97,10 +117,10 @@ export function compareTokens(recorded: string, current: string): boolean | unde
   if (form !== undefined) {
     if (form === 'unknown' || form !== decimalForm(b)) return undefined;
     if (form === 'ticks') return a === b;
-    const difference = windowsFiletime(a) - windowsFiletime(b);
+    const [difference, perSecond] = windowsDifference(a, b);
     // A fraction of a second apart is no time zone: another process (or another clock), compared exactly.
-    if (difference % FILETIME_PER_S !== 0n) return false;
-    return byInstant(Number(difference / FILETIME_PER_S));
+    if (difference % perSecond !== 0n) return false;
+    return byInstant(Number(difference / perSecond));
   }
   const startA = parseLstart(a);
   if (startA === undefined) return undefined;

@@ -3,6 +3,8 @@
  * bash or Go, or a dashboard that cannot see this host's processes, reads instead of starting Node.
  * Written atomically, so a reader never sees half a document.
  */
+import { jsonText } from './json-text.js';
+import { pathError } from './system-error.js';
 import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { ourPidDomain } from './domain.js';
@@ -105,18 +107,38 @@ export function snapshot(configDirs?: ConfigDirs): Snapshot {
   return snapshotOf(readRecords(configDirs));
 }
 
+/** Most file systems (Linux, macOS, Windows) cap one name at 255 bytes (NAME_MAX). */
+const NAME_MAX = 255;
+
+/**
+ * The temp file's name beside `name`: same folder, so the rename stays on one filesystem (atomic); a
+ * dot name, so globbing readers skip it; the target's name cut (at a character, never inside one) so
+ * that the whole fits NAME_MAX whatever the target's own length.
+ */
+function tempName(name: string): string {
+  const suffix = `.${process.pid}.${crypto().randomBytes(6).toString('hex')}.tmp`;
+  let stem = name;
+  const room = NAME_MAX - 1 - Buffer.byteLength(suffix);
+  while (Buffer.byteLength(stem) > room) stem = Array.from(stem).slice(0, -1).join('');
+  return `.${stem}${suffix}`;
+}
+
 /**
  * Replaces `path` atomically with `data` as JSON: a temp file in the same folder (created exclusively,
  * mode 0600), written, fsynced, then renamed over `path`. A reader sees the old document or the new
- * one, never a mix; on any failure the temp file is removed and the error thrown.
+ * one, never a mix; on any failure the temp file is removed and an error naming `path` thrown.
  */
 export function writeSnapshot(path: string, data: Snapshot): void {
   if (typeof path !== 'string' || path === '') throw new TypeError('writeSnapshot(path, data): path must be a non-empty string');
   if (data === null || typeof data !== 'object') throw new TypeError('writeSnapshot(path, data): data must be a snapshot object');
-  const text = `${JSON.stringify(data)}\n`;
-  // Same folder, so the rename stays on one filesystem (atomic); a dot name so globbing readers skip it.
-  const temp = join(dirname(path), `.${basename(path)}.${process.pid}.${crypto().randomBytes(6).toString('hex')}.tmp`);
-  const fd = openSync(temp, 'wx', 0o600);
+  const text = `${jsonText(data)}\n`;
+  const temp = join(dirname(path), tempName(basename(path)));
+  let fd: number;
+  try {
+    fd = openSync(temp, 'wx', 0o600);
+  } catch (error) {
+    throw pathError('write the snapshot', path, error);
+  }
   let renamed = false;
   try {
     try {
@@ -129,6 +151,8 @@ export function writeSnapshot(path: string, data: Snapshot): void {
     }
     renameSync(temp, path);
     renamed = true;
+  } catch (error) {
+    throw pathError('write the snapshot', path, error);
   } finally {
     if (!renamed) {
       try {

@@ -3,7 +3,7 @@
  * Backends only measure; every decision is here, in one pure function, so the batch path
  * (`judgeClaims`) and the single-claim path (`verdict`) cannot disagree.
  */
-import { probeBackend, tokenString } from '../backend/index.js';
+import { probeBackend, tokenAt } from '../backend/index.js';
 import { STATE_NAMES, type ProbeState } from '../backend/types.js';
 import { compareTokens, recordedToken } from '../proc/token.js';
 import { domainFacts, isLocalClaim, type DomainFacts } from './domain.js';
@@ -75,6 +75,9 @@ export interface Measurement {
   token: string | undefined;
 }
 
+/** What measures many PIDs at once: this machine's backend (measurePids), or another host's answer (lib/hosts). */
+export type MeasurePids = (pids: readonly number[]) => { states: ProbeState[]; tokens: (string | undefined)[] };
+
 /** ONE backend probe for many PIDs (each 1..PID_MAX): states by name, tokens in the recorded form. */
 export function measurePids(pids: readonly number[]): { states: ProbeState[]; tokens: (string | undefined)[] } {
   const count = pids.length;
@@ -87,7 +90,7 @@ export function measurePids(pids: readonly number[]): { states: ProbeState[]; to
   backendImpl.probeInto(Int32Array.from(pids), rawStates, rawTokens);
   for (let k = 0; k < count; k++) {
     states[k] = STATE_NAMES[rawStates[k]!] ?? 'unverified';
-    tokens[k] = tokenString(backendImpl.tokenForm, rawTokens[k]!);
+    tokens[k] = tokenAt(backendImpl.tokenForm, rawTokens, k);
   }
   return { states, tokens };
 }
@@ -95,12 +98,15 @@ export function measurePids(pids: readonly number[]): { states: ProbeState[]; to
 /**
  * The verdicts of many claims from ONE backend probe. Foreign claims are never probed; a PID above
  * PID_MAX is `gone` without a system call. `measured` holds answers a caller already probed for, after
- * reading the claims (a live-only scan does): those PIDs are not probed again.
+ * reading the claims (a live-only scan does): those PIDs are not probed again. `measure` is this
+ * machine's probe; another host's records are judged with that host's facts and measurements
+ * (lib/hosts/judge.ts), so none of them is ever probed against a local PID.
  */
 export function judgeVerdicts(
   claims: readonly LivenessKey[],
   facts: DomainFacts = domainFacts(),
   measured?: ReadonlyMap<number, Measurement>,
+  measure: MeasurePids = measurePids,
 ): Verdict[] {
   const count = claims.length;
   const verdicts: Verdict[] = new Array(count);
@@ -114,7 +120,7 @@ export function judgeVerdicts(
     else if (known !== undefined) verdicts[i] = decideVerdict(c.token, known.state, known.token);
     else slot[i] = pids.push(c.pid) - 1;
   }
-  const { states, tokens } = measurePids(pids);
+  const { states, tokens } = measure(pids);
   for (let i = 0; i < count; i++) {
     const k = slot[i]!;
     if (k >= 0) verdicts[i] = decideVerdict(claims[i]!.token, states[k]!, tokens[k]);
@@ -127,8 +133,9 @@ export function judgeClaims(
   claims: readonly Claim[],
   facts: DomainFacts = domainFacts(),
   measured?: ReadonlyMap<number, Measurement>,
+  measure: MeasurePids = measurePids,
 ): SessionRecord[] {
-  const verdicts = judgeVerdicts(claims, facts, measured);
+  const verdicts = judgeVerdicts(claims, facts, measured, measure);
   return claims.map((claim, i) => toRecord(claim, verdicts[i]!));
 }
 

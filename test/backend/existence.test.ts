@@ -39,14 +39,14 @@ describe.skipIf(!isRoot || !hasUnshare)('a /proc of another PID namespace', () =
         timeout: 20_000,
       });
       expect(out.stderr).toBe('');
-      const answer = JSON.parse(out.stdout) as { killCode: string; result: { state: string; token?: string } };
+      const answer = JSON.parse(out.stdout) as { killCode: string; result: { state: string; token: string | null } };
       // Inside, node is PID 1 and nothing else exists; outside, /proc/1 is init and /proc/<ours> is us.
       if (pid === 1) {
         expect(answer.killCode).toBe('OK');
-        expect(answer.result).toEqual({ pid: 1, state: 'unverified' });
+        expect(answer.result).toEqual({ pid: 1, state: 'unverified', token: null });
       } else {
         expect(answer.killCode).toBe('ESRCH');
-        expect(answer.result).toEqual({ pid, state: 'gone' });
+        expect(answer.result).toEqual({ pid, state: 'gone', token: null });
       }
     }
   });

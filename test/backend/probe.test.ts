@@ -70,7 +70,7 @@ describe.each(backends)('probe with the %s backend', (name) => {
 
   it('reports a reaped PID as gone, without a token', () => {
     const pid = reapedPid();
-    expect(probe([pid])).toEqual([{ pid, state: 'gone', token: undefined }]);
+    expect(probe([pid])).toEqual([{ pid, state: 'gone', token: null }]);
   });
 
   it('reads a thread ID like a process, with the thread’s own start token', () => {
@@ -91,6 +91,16 @@ describe.each(backends)('probe with the %s backend', (name) => {
       'gone',
       'gone',
     ]);
+  });
+
+  it('gives every result a token key, null when there is none, as the README documents', () => {
+    const a = spawnSleep();
+    const results = probe([0, 1.5, 2 ** 31, reapedPid(), a.pid]);
+    for (const r of results) expect(Object.keys(r).sort()).toEqual(['pid', 'state', 'token']);
+    expect(results.slice(0, 4).map((r) => r.token)).toEqual([null, null, null, null]);
+    expect(results[4]!.token).toMatch(/^[1-9][0-9]*$/);
+    expect(JSON.parse(JSON.stringify(results[1]))).toEqual({ pid: 1.5, state: 'invalid', token: null });
+    return a.end();
   });
 
   it('answers an empty batch with an empty array', () => {
@@ -163,10 +173,10 @@ describe.skipIf(!isRoot || !hasSetpriv || !hasUnshare)('hidepid (a private PID n
           { encoding: 'utf8', env: { ...process.env, CLAUDE_PS_BACKEND: name }, timeout: 20_000 },
         );
         expect(out.stderr).toBe('');
-        const answer = JSON.parse(out.stdout) as { killCode: string; result: { state: string; token?: string } };
+        const answer = JSON.parse(out.stdout) as { killCode: string; result: { state: string; token: string | null } };
         expect(answer.killCode).toBe('EPERM');
         expect(answer.result.state).toBe('unverified');
-        expect(answer.result.token).toBeUndefined();
+        expect(answer.result.token).toBeNull();
       }
     },
   );

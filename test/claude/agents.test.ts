@@ -79,7 +79,7 @@ describeWithClaude('the live set equals claude agents --json', () => {
     const interactive = agents.filter((a) => a.kind === 'interactive');
     const byStatus = (s: string) => agents.filter((a) => a.status === s).length;
     expect(h.cps('count').stdout.trim()).toBe(String(agents.length));
-    expect(JSON.parse(h.cps('count', '--json').stdout)).toEqual({ count: agents.length, interactive: false });
+    expect(JSON.parse(h.cps('count', '--json').stdout)).toEqual({ count: agents.length, interactive: false, skipped: [] });
     expect(h.cps('count', '--interactive').stdout.trim()).toBe(String(interactive.length));
     const summary = JSON.parse(h.cps('summary', '--json').stdout);
     expect(summary).toMatchObject({

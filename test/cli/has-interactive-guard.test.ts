@@ -102,11 +102,11 @@ describe("the README's guard line", () => {
     expect(used.run(README_LINE)).toMatchObject({ guard: [0], rm: false, deleted: false });
   });
 
-  it('a bad CLAUDE_PS_BACKEND (exit 4) never reaches rm, human or not', () => {
+  it('a bad CLAUDE_PS_BACKEND (a usage error, exit 2) never reaches rm, human or not', () => {
     for (const withHuman of [true, false]) {
       const h = makeHome(withHuman);
       const r = h.run(README_LINE, { env: { CLAUDE_PS_BACKEND: 'bogus' } });
-      expect(r).toMatchObject({ guard: [4], rm: false, deleted: false });
+      expect(r).toMatchObject({ guard: [2], rm: false, deleted: false });
       expect(r.stderr).toMatch(/^claude-ps: CLAUDE_PS_BACKEND must be one of/);
     }
   });
@@ -196,7 +196,7 @@ describe("the README's guard line", () => {
     expect(strict.split('\n')).toHaveLength(2);
     expect(makeHome(false).run(strict)).toMatchObject({ guard: [1], rm: true, deleted: true });
     expect(makeHome().run(strict)).toMatchObject({ guard: [0], rm: false });
-    expect(makeHome(false).run(strict, { env: { CLAUDE_PS_BACKEND: 'bogus' } })).toMatchObject({ guard: [4], rm: false });
+    expect(makeHome(false).run(strict, { env: { CLAUDE_PS_BACKEND: 'bogus' } })).toMatchObject({ guard: [2], rm: false });
   });
 
   it('CLAUDE_CONFIG_DIR= (empty) guards ~/.claude, not ./sessions under the current folder', () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
 import { endAll, procStartTicks, reapedPid, spawnSleep, type Spawned } from '../helpers/processes.js';
-import { builtCli, cliEnv, removeCopy, runCli } from './run-cli.js';
+import { builtCli, builtCliWithoutAddon, cliEnv, removeCopy, runCli } from './run-cli.js';
 
 let cli: string;
 let human: RegistryFixture; // a live interactive session
@@ -50,7 +50,7 @@ describe('has-interactive exit codes', () => {
     expect(guard(human)).toEqual({ status: 0, signal: null, stdout: '', stderr: '' });
     expect(guard(nobodyHome)).toEqual({ status: 1, signal: null, stdout: '', stderr: '' });
     expect(guard(nobodyHome, '--verbose')).toMatchObject({ status: 1, stdout: 'no: no live interactive session\n', stderr: '' });
-    expect(guard(human, '--json')).toMatchObject({ status: 0, stdout: JSON.stringify({ interactive: true, pids: [alive.pid], unreadableLivePids: [] }) + '\n' });
+    expect(guard(human, '--json')).toMatchObject({ status: 0, stdout: JSON.stringify({ interactive: true, pids: [alive.pid], unreadableLivePids: [], skipped: [] }) + '\n' });
   });
 
   it('2 for a usage error: one line on stderr, nothing on stdout', () => {
@@ -79,25 +79,42 @@ describe('has-interactive exit codes', () => {
     }
   });
 
-  it('4 for any other error, e.g. a bad CLAUDE_PS_BACKEND, whatever the registry holds', () => {
+  it('2 for a CLAUDE_PS_BACKEND that is none of ours, whatever the registry holds', () => {
     for (const reg of [human, nobodyHome]) {
       for (const args of [[], ['--verbose'], ['--json']]) {
         const r = runCli(cli, ['has-interactive', ...args, '--config-dir', reg.configDir], { env: cliEnv({ CLAUDE_PS_BACKEND: 'bogus' }) });
-        expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 4, stdout: '' });
+        expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 2, stdout: '' });
         expect(r.stderr).toMatch(/^claude-ps: CLAUDE_PS_BACKEND must be one of native, js, ps \(got "bogus"\)\n$/);
       }
     }
     // Also where no file needs a probe: a misconfigured guard fails the same way on every folder.
     const emptyDir = mkdtempSync(join(tmpdir(), 'cps-hi-empty-'));
     try {
-      expect(runCli(cli, ['has-interactive', '--config-dir', emptyDir], { env: cliEnv({ CLAUDE_PS_BACKEND: 'bogus' }) }).status).toBe(4);
+      expect(runCli(cli, ['has-interactive', '--config-dir', emptyDir], { env: cliEnv({ CLAUDE_PS_BACKEND: 'bogus' }) }).status).toBe(2);
     } finally {
       rmSync(emptyDir, { recursive: true, force: true });
     }
-    // CLAUDE_PS_DEBUG adds the stack, after the one line.
-    const debug = runCli(cli, ['has-interactive', '--config-dir', human.configDir], { env: cliEnv({ CLAUDE_PS_BACKEND: 'bogus', CLAUDE_PS_DEBUG: '1' }) });
-    expect(debug.status).toBe(4);
-    expect(debug.stderr.split('\n')[1]).toMatch(/^Error: CLAUDE_PS_BACKEND/);
+  });
+
+  it('4 for any other error, e.g. CLAUDE_PS_BACKEND=native where the addon cannot load, on any registry', async () => {
+    const bare = await builtCliWithoutAddon('cps-hi-noaddon-');
+    const emptyDir = mkdtempSync(join(tmpdir(), 'cps-hi-empty-'));
+    try {
+      for (const configDir of [human.configDir, nobodyHome.configDir, emptyDir]) {
+        for (const args of [[], ['--verbose'], ['--json']]) {
+          const r = runCli(bare, ['has-interactive', ...args, '--config-dir', configDir], { env: cliEnv({ CLAUDE_PS_BACKEND: 'native' }) });
+          expect({ status: r.status, stdout: r.stdout }).toEqual({ status: 4, stdout: '' });
+          expect(r.stderr).toMatch(/^claude-ps: CLAUDE_PS_BACKEND=native, but the addon cannot load: [^\n]+\n$/);
+        }
+      }
+      // CLAUDE_PS_DEBUG adds the stack, after the one line.
+      const debug = runCli(bare, ['has-interactive', '--config-dir', human.configDir], { env: cliEnv({ CLAUDE_PS_BACKEND: 'native', CLAUDE_PS_DEBUG: '1' }) });
+      expect(debug.status).toBe(4);
+      expect(debug.stderr.split('\n')[1]).toMatch(/^Error: CLAUDE_PS_BACKEND/);
+    } finally {
+      rmSync(emptyDir, { recursive: true, force: true });
+      removeCopy(bare);
+    }
   });
 
   it('a stdout that is closed keeps the answer; one that is full is an error (4), never a no', () => {
@@ -107,7 +124,7 @@ describe('has-interactive exit codes', () => {
     for (const reg of [human, nobodyHome]) {
       const full = shell('"$0" "$1" has-interactive --verbose --config-dir "$2" >/dev/full; echo "rc=$?"', reg.configDir);
       expect(full.stdout).toBe('rc=4\n');
-      expect(full.stderr).toMatch(/^claude-ps: ENOSPC[^\n]*\n$/);
+      expect(full.stderr).toBe('claude-ps: cannot write the output: no space left on the device (ENOSPC)\n');
     }
   });
 

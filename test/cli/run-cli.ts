@@ -4,7 +4,8 @@
  * a lock, and each test file runs its own private copy so a concurrent rebuild cannot be read half-written.
  */
 import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
@@ -69,6 +70,18 @@ export async function builtCli(): Promise<string> {
     // The executable, the bundle it runs and their source maps.
     for (const file of SHIPPED) copyFileSync(join(ROOT, 'dist', file), join(dir, file));
   });
+  return join(dir, 'cli.cjs');
+}
+
+/**
+ * A copy of the built CLI outside any package (a temp folder): no binding.gyp above it, so the addon
+ * cannot load there (CLAUDE_PS_BACKEND=native must fail) and the JS backend serves.
+ */
+export async function builtCliWithoutAddon(prefix: string): Promise<string> {
+  // The same private copy builtCli() gives this test file: copied from, never removed here.
+  const source = await builtCli();
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  for (const file of SHIPPED) copyFileSync(join(source, '..', file), join(dir, file));
   return join(dir, 'cli.cjs');
 }
 

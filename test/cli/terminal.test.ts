@@ -189,7 +189,7 @@ describe('help tells what each command takes', () => {
   // The options a help text lists, with a value where one is needed.
   const listed = (text: string) =>
     [...text.matchAll(/^ {2}(?:-\w, )? *--([\w-]+)(?: ([A-Z]+))?/gm)].map((m) => ({ name: m[1]!, value: m[2] }));
-  const sample: Record<string, string> = { DIR: '/nonexistent', WHEN: 'never', MS: '100', FILE: '/nonexistent/f', TEMPLATE: '{live}', HOW: 'osc' };
+  const sample: Record<string, string> = { DIR: '/nonexistent', WHEN: 'never', MS: '100', FILE: '/nonexistent/f', TEMPLATE: '{live}', HOW: 'osc', SECONDS: '5' };
 
   it('every option a command lists is accepted, and the common ones it does not list are refused', () => {
     for (const name of COMMAND_NAMES) {

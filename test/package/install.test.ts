@@ -15,7 +15,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileTree } from '../helpers/file-tree.js';
 
 const root = join(import.meta.dirname, '../..');
-const prebuild = join(root, 'prebuilds', `${process.platform}-${process.arch}`, 'claude-ps.node');
+// This host's prebuild under node-gyp-build's name (docs/prebuilds.md): libc-tagged on Linux, one
+// universal binary on macOS.
+const hostPrebuild =
+  process.platform === 'linux'
+    ? `prebuilds/linux-${process.arch}/claude-ps.glibc.node`
+    : process.platform === 'darwin'
+      ? 'prebuilds/darwin-x64+arm64/claude-ps.node'
+      : `prebuilds/${process.platform}-${process.arch}/claude-ps.node`;
+const prebuild = join(root, hostPrebuild);
 const work = mkdtempSync(join(tmpdir(), 'cps-pack-'));
 // No compiler: any build attempt fails, as on a machine without a toolchain.
 const noCompiler = { ...process.env, CC: '/bin/false', CXX: '/bin/false', npm_config_update_notifier: 'false' };
@@ -80,15 +88,15 @@ describe('the packed package', () => {
   it('ships the prebuild, the bundles with their maps, both type trees, the sources to build from and the licence; nothing else', () => {
     const files = [...contents(tarball).keys()];
     const allowed = [
-      /^package\/(package\.json|README\.md|LICENSE|binding\.gyp|scripts\/install\.cjs)$/,
+      /^package\/(package\.json|README\.md|LICENSE|binding\.gyp|scripts\/install\.cjs|lib\/hosts\/reader\.sh)$/,
       /^package\/native\/[\w-]+\.(cc|h)$/,
-      /^package\/prebuilds\/[\w+-]+\/claude-ps\.node$/,
+      /^package\/prebuilds\/[\w+-]+\/claude-ps(\.glibc|\.musl)?\.node$/,
       /^package\/dist\/(index\.js|index\.cjs|cli\.cjs|cli-main\.cjs)(\.map)?$/,
       /^package\/dist\/types\/[\w/-]+\.d\.c?ts$/,
     ];
     expect(files.filter((f) => !allowed.some((re) => re.test(f)))).toEqual([]);
     for (const f of [
-      `package/prebuilds/${process.platform}-${process.arch}/claude-ps.node`,
+      `package/${hostPrebuild}`,
       'package/dist/index.js',
       'package/dist/index.js.map',
       'package/dist/index.cjs',
@@ -100,11 +108,15 @@ describe('the packed package', () => {
       'package/binding.gyp',
       'package/native/addon.cc',
       'package/scripts/install.cjs',
+      'package/lib/hosts/reader.sh',
       'package/README.md',
       'package/LICENSE',
     ]) {
       expect(files).toContain(f);
     }
+    // Every prebuild built ships (the four Linux ones where Zig ran: docs/prebuilds.md).
+    const built = readdirSync(join(root, 'prebuilds'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.node'));
+    expect(built.map((f) => `package/prebuilds/${f.split('\\').join('/')}`).filter((f) => !files.includes(f))).toEqual([]);
     // Every ESM declaration has its CommonJS twin, and no declaration pulls in a package we do not depend on.
     const declarations = files.filter((f) => f.endsWith('.d.ts'));
     expect(declarations.filter((f) => !files.includes(f.replace(/\.d\.ts$/, '.d.cts')))).toEqual([]);
@@ -174,6 +186,8 @@ describe('the packed package', () => {
     expect(spawnSync(bin, ['--version'], { cwd: dir, encoding: 'utf8' })).toMatchObject({ status: 0, stdout: `${version}\n` });
     const env = { ...process.env, CLAUDE_CONFIG_DIR: join(dir, 'no-such-config') };
     expect(spawnSync(bin, ['count'], { cwd: dir, encoding: 'utf8', env })).toMatchObject({ status: 0, stdout: '0\n' });
+    const doctor = spawnSync(bin, ['doctor', '--json'], { cwd: dir, encoding: 'utf8', env });
+    expect(JSON.parse(doctor.stdout).backend).toEqual({ name: 'native', reason: null, addon: hostPrebuild });
     expect(fileTree(pkg)).toEqual(installed);
   }, 120_000);
 
@@ -194,5 +208,36 @@ describe('the packed package', () => {
     const info = backendIn(dir, 'esm');
     expect(info.name).toBe('js');
     expect(info.reason).toMatch(/No native build was found/);
+  }, 180_000);
+
+  it("installs globally into a fresh --prefix as the README's Install section says, and the bin runs from there", () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const install = readme.slice(readme.indexOf('\n## Install\n'), readme.indexOf('\n## ', readme.indexOf('\n## Install\n') + 1));
+    expect(install).toContain('npm install -g ./claude-ps-0.1.0.tgz');
+    expect(install).toContain('npm install -g claude-ps');
+    const prefix = join(work, 'global-prefix');
+    const started = performance.now();
+    npm(['install', '-g', '--prefix', prefix, tarball, '--no-audit', '--no-fund'], work);
+    const installMs = performance.now() - started;
+    const bin = join(prefix, 'bin', 'claude-ps');
+    expect(existsSync(bin)).toBe(true);
+    const empty = mkdtempSync(join(work, 'empty-config-'));
+    // Found on PATH by name, as a statusline command names it (`command -v claude-ps`).
+    const env = { ...process.env, PATH: `${join(prefix, 'bin')}:${process.env.PATH}`, CLAUDE_CONFIG_DIR: empty, CLAUDE_PS_BACKEND: '' };
+    const found = spawnSync('sh', ['-c', 'command -v claude-ps'], { env, encoding: 'utf8' });
+    expect(found.stdout.trim()).toBe(bin);
+    const timed = (args: string[]) => {
+      const t = performance.now();
+      const r = spawnSync(bin, args, { env, encoding: 'utf8', timeout: 30_000 });
+      return { ...r, ms: performance.now() - t };
+    };
+    const first = timed(['count']);
+    expect({ status: first.status, stdout: first.stdout, stderr: first.stderr }).toEqual({ status: 0, stdout: '0\n', stderr: '' });
+    const second = timed(['count']);
+    expect(second.stdout).toBe('0\n');
+    expect(timed(['--version']).stdout).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version + '\n');
+    // The installed copy loads its prebuild: no compiler was there (CC=/bin/false).
+    expect(JSON.parse(timed(['doctor', '--json']).stdout).backend).toEqual({ name: 'native', reason: null });
+    console.log(`global install into a fresh prefix: ${installMs.toFixed(0)} ms; first run ${first.ms.toFixed(0)} ms, second ${second.ms.toFixed(0)} ms`);
   }, 180_000);
 });

@@ -69,8 +69,18 @@ describe('compareTokens', () => {
     // .NET ticks = FILETIME + 504911232000000000 (the ticks from year 1 to 1601).
     expect(compareTokens('134000000000000000', '638911232000000000')).toBe(true);
     expect(compareTokens('638911232000000000', '134000000000000000')).toBe(true);
-    expect(compareTokens('134000000000000001', '638911232000000000')).toBe(false);
     expect(compareTokens('134000000000000000', '638911232010000000')).toBe(false); // one second apart
+  });
+
+  it('a FILETIME against .NET ticks compares to the microsecond (.NET ticks come from a CIM datetime, µs precision)', () => {
+    // PowerShell's Win32_Process.CreationDate.Ticks: the FILETIME cut to the microsecond.
+    expect(compareTokens('134000000000000007', '638911232000000000')).toBe(true);
+    expect(compareTokens('638911232000000000', '134000000000000009')).toBe(true);
+    expect(compareTokens('134000000000000010', '638911232000000000')).toBe(false); // one microsecond apart
+    expect(compareTokens('638911232000000010', '134000000000000009')).toBe(false);
+    // Within one encoding, every 100 ns tick counts.
+    expect(compareTokens('134000000000000001', '134000000000000000')).toBe(false);
+    expect(compareTokens('638911232000000001', '638911232000000000')).toBe(false);
   });
 
   it.each([

@@ -8,7 +8,7 @@ import { prune as pruneRecords } from '../../registry/prune/prune.js';
 import { UsageError } from '../args.js';
 import type { Command, Context } from '../command.js';
 import { createDemoRegistry, type DemoRegistry } from '../demo-registry.js';
-import { err, out, table } from '../output.js';
+import { err, out, outJson, table } from '../output.js';
 import { hasInteractive } from './has-interactive.js';
 import { list } from './list.js';
 import { prune } from './prune.js';
@@ -114,7 +114,7 @@ then ends its processes and removes the folder (also on Ctrl-C: exit 130).
       if (ctx.json) {
         const data = demoJson(reg);
         reg.cleanup();
-        out(JSON.stringify(data) + '\n');
+        outJson(data);
         return 0;
       }
       await tour(ctx, reg);

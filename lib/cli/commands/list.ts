@@ -3,9 +3,12 @@ import { existsSync } from 'node:fs';
 import { defaultConfigDir, sessionsDir } from '../../registry/config.js';
 import { scanRegistry } from '../../registry/read/scan.js';
 import type { Command } from '../command.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { shortenHome } from '../format.js';
-import { jsonText, out, table } from '../output.js';
+import { out, outJson, table } from '../output.js';
 import { LIST_HEADER, recordJson, recordRow } from '../records.js';
+import { noteRegistry } from '../registry-notes.js';
+import { skipsJson } from '../skips.js';
 
 /** The config dirs a command reads: the --config-dir values, else the default one. */
 export function configDirList(configDirs: string[] | undefined, env: NodeJS.ProcessEnv): string[] {
@@ -19,19 +22,24 @@ export const list: Command = {
   details: `
 Columns: PID, KIND, STATUS (and how long ago it changed), NAME, CWD, VERDICT.
 Live verdicts: alive, unverified, foreign. With --all, provably dead ones too: gone, recycled, zombie.
---json prints {"records": [RECORD...]}; see the CLI reference for RECORD.`,
+--json prints {"records": [RECORD...], "skipped": [{"path", "pid", "reason", "error"}...]}; see the
+CLI reference for RECORD. Candidates that could not be read are counted on stderr in one line.`,
   flags: {
     all: { type: 'boolean', short: 'a', help: 'include dead records, with their verdict' },
+    ...HOST_FLAGS,
   },
   run(ctx) {
+    if (wantsHosts(ctx.flags)) return import('../hosts/commands.js').then((m) => m.listOnHosts(ctx));
     const dirs = configDirList(ctx.configDirs, ctx.env);
-    const { records } = scanRegistry(dirs, { env: ctx.env });
+    const scan = scanRegistry(dirs, { env: ctx.env });
+    const { records } = scan;
     const shown = ctx.flags.all ? records : records.filter((r) => r.live);
+    const explained = noteRegistry(ctx, dirs, scan);
     if (ctx.json) {
-      out(jsonText({ records: shown.map(recordJson) }) + '\n');
+      outJson({ records: shown.map(recordJson), skipped: skipsJson(scan.skipped) });
       return 0;
     }
-    if (records.length === 0 && !dirs.some((d) => existsSync(sessionsDir(d)))) {
+    if (records.length === 0 && !explained && !dirs.some((d) => existsSync(sessionsDir(d)))) {
       const where = dirs.map((d) => shortenHome(sessionsDir(d))).join(', ');
       // An aside, not a result: stdout stays empty for whatever reads it (and exit 0: no sessions).
       ctx.note(

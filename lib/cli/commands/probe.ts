@@ -2,7 +2,7 @@
 import { probe as probePids } from '../../backend/index.js';
 import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
-import { jsonText, out, table } from '../output.js';
+import { out, outJson, table } from '../output.js';
 
 const PID_TEXT = /^-?[0-9]+$/;
 
@@ -23,7 +23,7 @@ Exit 0 when every PID is alive or unverified (the process exists), 1 otherwise, 
     });
     const results = probePids(pids);
     if (ctx.json) {
-      out(jsonText(results.map((r) => ({ pid: r.pid, state: r.state, token: r.token ?? null }))) + '\n');
+      outJson(results.map((r) => ({ pid: r.pid, state: r.state, token: r.token })));
     } else {
       const { paint } = ctx;
       const colour = (s: string) => (s === 'alive' ? paint.green : s === 'unverified' ? paint.yellow : paint.red);

@@ -4,12 +4,12 @@
  * whose PID is gone (docs/prune.md). SIGINT, SIGTERM and SIGHUP are honoured between batches, never
  * inside one: a file in hand always reaches removed or put back.
  */
-import { pruneLegacyWithReport, type LegacyFile } from '../../registry/prune/legacy.js';
+import { legacyFiles, pruneLegacyWithReport, type LegacyFile } from '../../registry/prune/legacy.js';
 import { pruneWithReport, type PruneFailure, type PrunedRecord, type RecoveredCopy } from '../../registry/prune/prune.js';
 import { readRecords } from '../../registry/read/scan.js';
 import type { Command, Context } from '../command.js';
 import { printable, shortenHome } from '../format.js';
-import { out, table, type Cell } from '../output.js';
+import { out, outJson, table, type Cell } from '../output.js';
 import { configDirList } from './list.js';
 
 const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
@@ -21,6 +21,8 @@ const BATCH = 64;
 interface Outcome {
   removed: PrunedRecord[];
   legacy: LegacyFile[];
+  /** --legacy: the legacy files left in place because a process has their PID. */
+  legacyKept?: number;
   recovered: RecoveredCopy[];
   failed: PruneFailure[];
   interrupted: Signal | undefined;
@@ -62,6 +64,10 @@ async function runPrune(ctx: Context, dryRun: boolean, legacy: boolean): Promise
     if (legacy) {
       const part = pruneLegacyWithReport(dirs, { dryRun, env: ctx.env });
       outcome.legacy.push(...part.removed);
+      // Said, not hidden: the legacy files it keeps because their PID exists (doctor counts them by the
+      // same rule); one it could not remove is a failure, reported as such.
+      const settled = new Set([...part.removed.map((f) => f.path), ...part.failed.map((f) => f.path)]);
+      outcome.legacyKept = legacyFiles(dirs, { env: ctx.env }).filter((f) => !settled.has(f.path)).length;
       // It settles leftovers too: what the record pass already reported is not reported twice.
       const known = new Set([...outcome.recovered, ...outcome.failed].map((x) => x.path));
       outcome.recovered.push(...part.recovered.filter((c) => !known.has(c.path)));
@@ -97,6 +103,10 @@ function report(ctx: Context, o: Outcome, dryRun: boolean): void {
   if (removedRows.length === 0 && settled.length === 0 && o.failed.length === 0) {
     out(`Nothing to prune: no provably dead records${o.interrupted ? ' (interrupted)' : ''}.\n`);
   }
+  if (o.legacyKept) {
+    const files = o.legacyKept === 1 ? 'legacy pid-<n>.json kept: a process has its PID' : `legacy pid-<n>.json kept: a process has their PID`;
+    ctx.note(`(${o.legacyKept} ${files}, and without a start token it may be the old writer)\n`);
+  }
 }
 
 export const prune: Command = {
@@ -116,8 +126,10 @@ Exit 1 when a dead file could not be removed (each is named on stderr, with the 
   flags: {
     'dry-run': { type: 'boolean', short: 'n', help: 'report what would be removed, remove nothing' },
     legacy: { type: 'boolean', help: 'also remove pid-<n>.json files (older Claude Code) whose PID is gone' },
+    host: { type: 'list', value: 'NAME', help: "run NAME's own claude-ps prune over ssh (refused where it has none)" },
   },
   async run(ctx) {
+    if (ctx.flags.host !== undefined) return (await import('../hosts/prune.js')).pruneOnHosts(ctx);
     const dryRun = ctx.flags['dry-run'] === true;
     const o = await runPrune(ctx, dryRun, ctx.flags.legacy === true);
     const code = o.interrupted ? SIGNALS[o.interrupted] : o.failed.length > 0 ? 1 : 0;
@@ -128,7 +140,7 @@ Exit 1 when a dead file could not be removed (each is named on stderr, with the 
       const legacy = o.legacy.map((l) => ({ pid: l.pid, sessionId: l.sessionId, path: l.path }));
       const recovered = o.recovered.map((c) => ({ pid: c.pid, kind: c.kind, action: c.action, path: c.path, originalPath: c.originalPath }));
       const failed = o.failed.map((f) => ({ pid: f.pid, path: f.path, reason: f.reason }));
-      out(JSON.stringify({ dryRun, removed, legacy, recovered, failed, interrupted: o.interrupted ?? null }) + '\n');
+      outJson({ dryRun, removed, legacy, recovered, failed, interrupted: o.interrupted ?? null });
     } else {
       report(ctx, o, dryRun);
     }

@@ -1,7 +1,11 @@
 /** `claude-ps snapshot`: the registry as one JSON document, for dashboards that cannot see this host. */
-import { snapshot as takeSnapshot, writeSnapshot } from '../../registry/snapshot.js';
+import { scanRegistry } from '../../registry/read/scan.js';
+import { snapshotOf, writeSnapshot } from '../../registry/snapshot.js';
+import { noteRegistry } from '../registry-notes.js';
+import { skipsJson } from '../skips.js';
 import type { Command } from '../command.js';
-import { jsonText, out } from '../output.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
+import { out, outJson } from '../output.js';
 import { configDirList } from './list.js';
 
 export const snapshot: Command = {
@@ -13,21 +17,29 @@ export const snapshot: Command = {
 The document: {"version": 1, "written": EPOCH_MS, "host": {"platform", "pidDomain"},
 "sessions": {SESSION_ID: {"pid", "name", "status", "waitingFor", "kind", "interactive", "cwd",
 "statusUpdatedAt", "verdict", "live"}}}. With --output the file is replaced atomically;
---json then prints {"output": FILE, "sessions": N}.`,
+--json then prints {"output": FILE, "sessions": N, "skipped": [{"path", "pid", "reason", "error"}...]}.
+Candidates that could not be read are counted on stderr in one line.`,
   flags: {
     output: { type: 'string', short: 'o', value: 'FILE', help: 'write the snapshot to FILE (atomic replace)' },
+    ...HOST_FLAGS,
   },
   run(ctx) {
+    if (wantsHosts(ctx.flags)) return import('../hosts/commands.js').then((m) => m.snapshotOnHosts(ctx));
     const dirs = configDirList(ctx.configDirs, ctx.env);
-    const data = takeSnapshot(dirs);
+    const scan = scanRegistry(dirs, { env: ctx.env });
+    const data = snapshotOf(scan.records);
     const file = ctx.flags.output as string | undefined;
     if (file === undefined) {
-      out(jsonText(data) + '\n');
+      outJson(data);
+      noteRegistry(ctx, dirs, scan);
       return 0;
     }
     writeSnapshot(file, data);
+    // After the write: a failure stays the one line a runtime error is.
+    noteRegistry(ctx, dirs, scan);
     const n = Object.keys(data.sessions).length;
-    out(ctx.json ? JSON.stringify({ output: file, sessions: n }) + '\n' : `Wrote ${n} session(s) to ${file}\n`);
+    if (ctx.json) outJson({ output: file, sessions: n, skipped: skipsJson(scan.skipped) });
+    else out(`Wrote ${n} session(s) to ${file}\n`);
     return 0;
   },
 };

@@ -3,11 +3,13 @@
  * (docs/statusline.md). Claude Code starts it on every render, so it never hangs on stdin, never prints
  * a stack and always exits 0: a problem is one line on stderr and, at worst, an empty statusline.
  */
+import { errorSentence } from '../../registry/system-error.js';
 import { readdirSync } from 'node:fs';
 import { resolveSessionsDirs } from '../../registry/config.js';
-import { readRecords } from '../../registry/read/scan.js';
+import { scanRegistry } from '../../registry/read/scan.js';
+import { skipNote, skipsJson } from '../skips.js';
 import type { Command } from '../command.js';
-import { err, out } from '../output.js';
+import { err, out, outJson } from '../output.js';
 import { findSelf } from '../statusline/self.js';
 import { readStdinDocument } from '../statusline/stdin.js';
 import { DEFAULT_FORMAT, parseStatuslineTemplate, renderStatusline } from '../statusline/template.js';
@@ -37,9 +39,13 @@ function unlistable(ctx: Parameters<Command['run']>[0]): string | undefined {
 async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
   const template = parseStatuslineTemplate(typeof ctx.flags.format === 'string' ? ctx.flags.format : DEFAULT_FORMAT);
   const problems: string[] = [];
-  const records = readRecords(ctx.configDirs, { env: ctx.env });
+  const scan = scanRegistry(ctx.configDirs, { env: ctx.env });
+  const { records } = scan;
   const unreadable = records.length === 0 ? unlistable(ctx) : undefined;
   if (unreadable) problems.push(unreadable);
+  // Still one line in all (the statusline's rule): the candidates it could not read go into it.
+  const skipped = skipNote(scan.skipped);
+  if (skipped) problems.push(skipped);
   let self = findSelf(records, ctx.env, undefined);
   // The document is read only when CLAUDE_PID did not settle it (its session_id is all we use):
   // Claude Code's stdin is a socket, and reading one without blocking loads node:net, ~10% of start-up.
@@ -61,8 +67,9 @@ async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
       all: view.all,
       others: view.others,
       waiters: view.waiters,
+      skipped: skipsJson(scan.skipped),
     };
-    out(JSON.stringify(json) + '\n');
+    outJson(json);
   } else if (text !== '') out(text + '\n');
 }
 
@@ -77,7 +84,7 @@ sessions, e.g. "⏳ api-3f (permission prompt) · 2 busy", and nothing when no o
 This session is found by $CLAUDE_PID (which Claude Code sets), else by the session id (the stdin
 document's session_id, else $CLAUDE_CODE_SESSION_ID). stdin is read only when $CLAUDE_PID does not
 find the session, only from a pipe, socket or file (never a terminal), at most 1 MiB, for at most
-80 ms. Always exits 0; a problem is one line on stderr.
+80 ms. A problem (candidates it could not read included) is one line on stderr.
 
 --format TEMPLATE (default {others}): the keys of \`summary --format\` (every session), plus
   {others.KEY}   the same counts for the other sessions only, e.g. {others.busy}, {others.summary}
@@ -87,20 +94,20 @@ find the session, only from a pipe, socket or file (never a terminal), at most 1
   e.g. --format '{others.waiting:⏳#}{others.busy: ⚡#}{self.status: (#)}'
 
 --json prints {"text", "self": {"by", "pid", "sessionId", "status"}, "all": COUNTS, "others": COUNTS,
-"waiters": [{"pid", "label", "waitingFor"}]}.`,
+"waiters": [{"pid", "label", "waitingFor"}], "skipped": [{"path", "pid", "reason", "error"}...]}.`,
   flags: {
     format: { type: 'string', short: 'f', value: 'TEMPLATE', help: 'template for the line (see above)' },
   },
   async run(ctx) {
     // Whatever happens after this point, the exit code is 0 and stderr gets one line, no stack.
     process.on('uncaughtException', (error) => {
-      say(error instanceof Error ? error.message : String(error));
+      say(errorSentence(error));
       process.exit(0);
     });
     try {
       await render(ctx);
     } catch (error) {
-      say(error instanceof Error ? error.message : String(error));
+      say(errorSentence(error));
     }
     return 0;
   },

@@ -1,29 +1,15 @@
 /** `claude-ps summary`: one line for a statusline, e.g. `2 busy · 1 waiting`, or a template of yours. */
-import { readRecords } from '../../registry/read/scan.js';
-import { type SessionRecord } from '../../registry/types.js';
+import { scanRegistry } from '../../registry/read/scan.js';
 import type { Command } from '../command.js';
-import { out } from '../output.js';
-import { COUNT_KEYS, defaultSummary, parseTemplate, renderTemplate, type Counts } from '../template.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
+import { out, outJson } from '../output.js';
+import { countRecords } from '../counts.js';
+import { defaultSummary, parseTemplate, renderTemplate } from '../template.js';
 import { configDirList } from './list.js';
+import { noteRegistry } from '../registry-notes.js';
+import { skipsJson } from '../skips.js';
 
-const STATUSES = new Set(['busy', 'waiting', 'idle', 'shell']);
-
-export function countRecords(records: readonly SessionRecord[], interactiveOnly: boolean): Counts {
-  const c = Object.fromEntries(COUNT_KEYS.map((k) => [k, 0])) as Counts;
-  for (const r of records) {
-    if (interactiveOnly && !r.interactive) continue;
-    if (!r.live) {
-      c.dead++;
-      continue;
-    }
-    c.live++;
-    if (r.interactive) c.interactive++;
-    else c.background++;
-    const status = r.status !== undefined && STATUSES.has(r.status) ? (r.status as keyof Counts) : 'other';
-    c[status]++;
-  }
-  return c;
-}
+export { countRecords } from '../counts.js';
 
 export const summary: Command = {
   name: 'summary',
@@ -43,19 +29,24 @@ shell, idle, other (a session without a known status), joined by " · "; "no ses
   e.g. --format '{busy:⚡#}{waiting: ⏳#}'  or  --format '{live} live'
 
 --json prints {"live", "interactive", "background", "busy", "waiting", "idle", "shell", "other",
-"dead", "text"}: every count, and the line that would be printed.`,
+"dead", "text", "skipped"}: every count, the line that would be printed, and the candidates that
+could not be read ([{"path", "pid", "reason", "error"}...]; stderr counts them in one line).`,
   flags: {
     format: { type: 'string', short: 'f', value: 'TEMPLATE', help: 'template for the line (see above)' },
     interactive: { type: 'boolean', short: 'i', help: 'count only interactive (human) sessions' },
+    ...HOST_FLAGS,
   },
   run(ctx) {
     // Parse the template before reading anything: a bad one is a usage error, exit 2.
     const template = typeof ctx.flags.format === 'string' ? parseTemplate(ctx.flags.format) : undefined;
+    if (wantsHosts(ctx.flags)) return import('../hosts/commands.js').then((m) => m.summaryOnHosts(ctx, template));
     const dirs = configDirList(ctx.configDirs, ctx.env);
-    const records = readRecords(dirs, { env: ctx.env });
-    const counts = countRecords(records, ctx.flags.interactive === true);
+    const scan = scanRegistry(dirs, { env: ctx.env });
+    const counts = countRecords(scan.records, ctx.flags.interactive === true);
     const text = template ? renderTemplate(template, counts) : defaultSummary(counts);
-    out(ctx.json ? JSON.stringify({ ...counts, text }) + '\n' : text + '\n');
+    noteRegistry(ctx, dirs, scan);
+    if (ctx.json) outJson({ ...counts, text, skipped: skipsJson(scan.skipped) });
+    else out(text + '\n');
     return 0;
   },
 };

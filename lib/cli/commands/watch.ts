@@ -1,10 +1,12 @@
 /** `claude-ps watch`: registry changes as NDJSON, one event per line, until stopped. */
+import { errorSentence } from '../../registry/system-error.js';
 import { watchHangup } from '../../backend/exits.js';
 import { watchSettings } from '../../registry/watch/options.js';
 import { watch as watchRegistry } from '../../registry/watch/watch.js';
 import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
-import { err, out } from '../output.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
+import { err, out, outJson } from '../output.js';
 import { recordJson } from '../records.js';
 import { startWatchOutputs, WATCH_OUTPUT_FLAGS } from '../statusline/watch-outputs.js';
 
@@ -28,8 +30,10 @@ _WAITING_FOR, _CWD … in its environment (docs/statusline.md).`,
     interval: { type: 'integer', value: 'MS', help: 'liveness re-probe period in ms (default 1000)' },
     snapshot: { type: 'string', value: 'FILE', help: 'keep FILE up to date with a snapshot' },
     ...WATCH_OUTPUT_FLAGS,
+    ...HOST_FLAGS,
   },
   run(ctx) {
+    if (wantsHosts(ctx.flags)) return import('../hosts/watch.js').then((m) => m.watchOnHosts(ctx));
     const interval = ctx.flags.interval as number | undefined;
     const snapshotFile = ctx.flags.snapshot as string | undefined;
     const options = { env: ctx.env, interval, snapshotFile };
@@ -55,10 +59,10 @@ _WAITING_FOR, _CWD … in its environment (docs/statusline.md).`,
     }
     watcher.on('change', (event: { type: string; record: Parameters<typeof recordJson>[0]; fields?: readonly string[] }) => {
       const line = { type: event.type, time: Date.now(), fields: event.fields ?? [], record: recordJson(event.record) };
-      out(JSON.stringify(line) + '\n');
+      outJson(line);
     });
     watcher.on('error', (error: unknown) => {
-      err(`claude-ps watch: ${error instanceof Error ? error.message : String(error)}\n`);
+      err(`claude-ps watch: ${errorSentence(error)}\n`);
     });
     return new Promise<number>((resolve) => {
       const stop = () => {

@@ -2,6 +2,7 @@
  * What `claude-ps watch` does besides NDJSON when asked (docs/statusline.md): `--statusline-dir DIR`
  * keeps line files, `--exec CMD` runs a command per event. Built on the public watch events only.
  */
+import { errorSentence } from '../../registry/system-error.js';
 import type { EventEmitter } from 'node:events';
 import type { SessionRecord } from '../../registry/types.js';
 import type { WatchEvent } from '../../index.js';
@@ -44,7 +45,7 @@ export function startWatchOutputs(
   const { dir, template, command } = parseFlags(flags);
   const closers: Array<() => void> = [];
   if (dir !== undefined && template !== undefined) {
-    const files = new LineFiles(dir, template, { onError: (e) => report(`--statusline-dir: ${e instanceof Error ? e.message : String(e)}`) });
+    const files = new LineFiles(dir, template, { onError: (e) => report(`--statusline-dir: ${errorSentence(e)}`) });
     const view = new Map<string, SessionRecord>();
     const touched = new Set<number>();
     let scheduled = false;
@@ -54,7 +55,7 @@ export function startWatchOutputs(
       try {
         files.update([...view.values()], touched);
       } catch (error) {
-        report(`--statusline-dir: ${error instanceof Error ? error.message : String(error)}`);
+        report(`--statusline-dir: ${errorSentence(error)}`);
       }
       touched.clear();
     };

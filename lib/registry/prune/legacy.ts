@@ -89,3 +89,27 @@ export function pruneLegacyWithReport(configDirs?: ConfigDirs, options?: LegacyP
 export function pruneLegacy(configDirs?: ConfigDirs, options?: LegacyPruneOptions): LegacyFile[] {
   return pruneLegacyWithReport(configDirs, options).removed;
 }
+
+/** What `prune --legacy` makes of the `pid-<n>.json` names in one listed folder (doctor reports it). */
+export interface LegacyCensus {
+  /** Legacy documents (snake_case `session_id`): what prune --legacy considers. */
+  files: number;
+  /** Of those, the ones whose PID no longer exists: what prune --legacy would remove now. */
+  removable: number;
+  /** Of those, kept: a process has that PID, and without a start token it may be the old writer. */
+  kept: number;
+  /** `pid-<n>.json` names that are no legacy document (unreadable, not JSON, no `session_id`): never touched. */
+  unrecognised: number;
+}
+
+/**
+ * The census of the legacy names in `names` (one listing of `dir`), judged by the same reads and the
+ * same rule as pruneLegacy, so doctor and prune cannot disagree.
+ */
+export function legacyCensus(dir: string, names: readonly string[]): LegacyCensus {
+  const named = names.filter((n) => legacyPid(n) !== undefined).length;
+  const found = legacyIn([{ dir, names }]);
+  const verdicts = judgeVerdicts(found.map((f) => f.doc.key));
+  const removable = verdicts.filter((v) => v === 'gone').length;
+  return { files: found.length, removable, kept: found.length - removable, unrecognised: named - found.length };
+}

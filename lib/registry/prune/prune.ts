@@ -17,6 +17,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { isCandidateName, pidFromName, resolveSessionsDirs } from '../config.js';
 import type { ConfigDirs, SessionRecord } from '../types.js';
 import { judgeVerdicts } from '../verdict.js';
+import { readCandidateFile } from '../read/candidates.js';
 import { mayRemove, readDoc, sameIdentity, type Doc } from './documents.js';
 import { keyPid, strandedPid } from './names.js';
 import { begin, settle, verify } from './protocol.js';
@@ -109,12 +110,23 @@ function targetsOf(records: readonly SessionRecord[]): Target[] {
   return out;
 }
 
-/** Step 2: the targets whose file still holds their identity and is provably dead now (one probe). */
-function deadNow(targets: readonly Target[]): Target[] {
+/**
+ * Step 2: the targets whose file still holds their identity and is provably dead now (one probe). A
+ * file that exists but cannot be read again stays, and is reported: on Windows, a process holding it
+ * open without sharing (docs/windows.md) blocks reading and moving alike.
+ */
+function deadNow(targets: readonly Target[], failed: PruneFailure[]): Target[] {
   const found: { target: Target; doc: Doc }[] = [];
   for (const target of targets) {
-    const doc = readDoc(join(target.dir, target.name), 'record', target.record.pid);
+    const path = join(target.dir, target.name);
+    const doc = readDoc(path, 'record', target.record.pid);
     if (doc !== undefined && sameIdentity(doc.key, target.record)) found.push({ target, doc });
+    else if (doc === undefined) {
+      const again = readCandidateFile(path);
+      if (!again.ok && again.reason === 'unreadable') {
+        failed.push({ path, pid: target.record.pid, reason: 'cannot read it again to check it is still dead (unreadable: another process may hold it open without sharing)' });
+      }
+    }
   }
   const verdicts = judgeVerdicts(found.map((f) => f.doc.key));
   return found.filter((_, i) => mayRemove('record', verdicts[i]!)).map((f) => f.target);
@@ -160,7 +172,7 @@ function pruneNow(records: readonly SessionRecord[], options: PruneOptions & { d
   });
 
   // Steps 2 and 3.
-  const dead = deadNow(targets.filter((t) => !t.stranded));
+  const dead = deadNow(targets.filter((t) => !t.stranded), failed);
   if (dryRun) removed.push(...dead);
   else {
     const moves = dead.map((t) => begin(t.dir, t.name, 'record', t.record.pid, t.record));

@@ -3,7 +3,6 @@
  * holds may make us follow a link, block, or read without bound. The system calls are in
  * lib/backend/files.ts (native batch read or its JS twin); this file turns their codes into reasons.
  */
-import { readdirSync } from 'node:fs';
 import { basename, dirname } from 'node:path';
 import { readFiles } from '../../backend/index.js';
 import { META_INO, META_LENGTH, META_MTIME_MS, META_OFFSET, META_SIZE, META_STRIDE } from '../../backend/files.js';
@@ -11,11 +10,7 @@ import { READ_MISSING, READ_NOT_REGULAR, READ_OK, READ_SYMLINK, READ_TOO_LARGE }
 import { isCandidateName } from '../config.js';
 import { claimNames, shadowedCopies } from '../prune/names.js';
 import type { SkipReason } from '../types.js';
-import { lazyBuiltin } from '../../runtime.js';
-import { listingFailure } from './unreadable-folder.js';
-
-// Loaded on first use: node:fs/promises pulls in readline and streams, a start-up cost sync readers never need.
-const fsPromises = lazyBuiltin<typeof import('node:fs/promises')>('node:fs/promises');
+import { listComplete, listCompleteAsync } from './complete-listing.js';
 
 /** Claude Code's own reader caps a record at 262,144 bytes. */
 export const MAX_RECORD_BYTES = 256 * 1024;
@@ -66,28 +61,19 @@ function readerNames(names: readonly string[]): string[] {
 }
 
 /**
- * Candidate names in a folder. A missing folder is an empty registry; one that exists but cannot be
- * listed (EACCES, ENOTDIR, ELOOP, …) throws RegistryUnreadableError: its sessions are unknown, not none.
+ * Candidate names in a folder, from a listing proven complete (complete-listing.ts). A missing folder
+ * is an empty registry; one that exists but cannot be listed (EACCES, ENOTDIR, ELOOP, …), or kept
+ * changing while it was listed, throws RegistryUnreadableError: its sessions are unknown, not none.
  * `withStranded`: also the copies an interrupted prune left aside of a `<pid>.json` that is missing,
  * then those whose `<pid>.json` exists (the scan keeps only the ones that are a second claim;
  * docs/prune.md).
  */
 export function listCandidates(dir: string, withStranded = false): string[] {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch (error) {
-    return listingFailure(dir, error);
-  }
+  const names = listComplete(dir);
   return withStranded ? readerNames(names) : names.filter(isCandidateName);
 }
 
 export async function listCandidatesAsync(dir: string, withStranded = false): Promise<string[]> {
-  let names: string[];
-  try {
-    names = await fsPromises().readdir(dir);
-  } catch (error) {
-    return listingFailure(dir, error);
-  }
+  const names = await listCompleteAsync(dir);
   return withStranded ? readerNames(names) : names.filter(isCandidateName);
 }

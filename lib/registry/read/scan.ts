@@ -1,7 +1,8 @@
 /**
- * The registry read: folders → candidate names → one batch read per folder → claims or reasoned
- * skips → one re-read of empty or unparseable files after a short pause (Claude Code writes without
- * a rename, so a reader can catch a file mid-write) → one batch probe for all claims. The live-only
+ * The registry read: folders → candidate names (a listing proven complete) → one batch read per
+ * folder → claims or reasoned skips → one re-read of empty or unparseable files after a short pause
+ * (Claude Code writes without a rename, so a reader can catch a file mid-write) → a new listing when a
+ * listed record vanished before it was read → one batch probe for all claims. The live-only
  * scan behind liveRecords and the guards probes right after the read instead, and leaves provably dead
  * local claims unparsed (readOutcomes).
  */
@@ -11,6 +12,7 @@ import { META_LENGTH, META_OFFSET, META_STRIDE } from '../../backend/files.js';
 import { READ_OK } from '../../backend/types.js';
 import { pidFromName, resolveSessionsDirs } from '../config.js';
 import { listCandidates, listCandidatesAsync, MAX_RECORD_BYTES, readFailure } from './candidates.js';
+import { LISTING_ATTEMPTS, notProven } from './complete-listing.js';
 import { checkReadOptions } from './options.js';
 import { parseClaimText, type Claim } from './schema.js';
 import { restoredName, strandedPid } from '../prune/names.js';
@@ -185,17 +187,35 @@ function finish(folders: readonly Folder[]): ScanResult {
   return { records, skipped: skipped.sort(byPidThenPath) };
 }
 
+/**
+ * A listed candidate that was missing when read, and whose record no other listed name holds: the
+ * listing is out of date (a prune moved the file between names meanwhile, or its session ended), so
+ * nothing it says, above all "no session here", is proven. The folder is read again from a new listing.
+ */
+function lostSome(f: Folder): boolean {
+  if (!f.outcomes.includes('missing')) return false;
+  const held = new Set<number>();
+  f.outcomes.forEach((o, i) => o !== 'missing' && held.add(namePid(f.names[i]!)));
+  return f.outcomes.some((o, i) => o === 'missing' && !held.has(namePid(f.names[i]!)));
+}
+
+/** One folder: listed, read, re-read once after the pause where needed, and read again while lostSome (bounded). */
+function readFolder(dir: string, liveOnly: boolean, delay: number): Folder {
+  for (let attempt = 1; ; attempt++) {
+    const names = listCandidates(dir, true);
+    const f: Folder = { dir, names, ...readOutcomes(dir, names, liveOnly) };
+    if (needsRetry([f])) {
+      sleepSync(delay);
+      reread([f]);
+    }
+    if (!lostSome(f)) return f;
+    if (attempt === LISTING_ATTEMPTS) throw notProven(dir);
+  }
+}
+
 function scan(configDirs: ConfigDirs, options: ReadOptions | undefined, liveOnly: boolean): ScanResult {
   const { retryDelayMs: delay, env } = checkReadOptions(options);
-  const folders: Folder[] = resolveSessionsDirs(configDirs, env).map((dir) => {
-    const names = listCandidates(dir, true);
-    return { dir, names, ...readOutcomes(dir, names, liveOnly) };
-  });
-  if (needsRetry(folders)) {
-    sleepSync(delay);
-    reread(folders);
-  }
-  return finish(folders);
+  return finish(resolveSessionsDirs(configDirs, env).map((dir) => readFolder(dir, liveOnly, delay)));
 }
 
 /** Every record (with its verdict) and every skipped candidate with its reason. Never throws for content. */
@@ -245,19 +265,22 @@ export async function scanLiveAsync(configDirs?: ConfigDirs, options?: ReadOptio
   return scanAsync(configDirs, options, true);
 }
 
+async function readFolderAsync(dir: string, liveOnly: boolean, delay: number): Promise<Folder> {
+  for (let attempt = 1; ; attempt++) {
+    const names = await listCandidatesAsync(dir, true);
+    const f: Folder = { dir, names, ...(await readOutcomesInSlices(dir, names, liveOnly)) };
+    if (needsRetry([f])) {
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      reread([f]);
+    }
+    if (!lostSome(f)) return f;
+    if (attempt === LISTING_ATTEMPTS) throw notProven(dir);
+  }
+}
+
 async function scanAsync(configDirs: ConfigDirs, options: ReadOptions | undefined, liveOnly: boolean): Promise<ScanResult> {
   const { retryDelayMs: delay, env } = checkReadOptions(options);
-  const dirs = resolveSessionsDirs(configDirs, env);
-  const lists = await Promise.all(dirs.map((dir) => listCandidatesAsync(dir, true)));
-  const folders: Folder[] = [];
-  for (let i = 0; i < dirs.length; i++) {
-    folders.push({ dir: dirs[i]!, names: lists[i]!, ...(await readOutcomesInSlices(dirs[i]!, lists[i]!, liveOnly)) });
-  }
-  if (needsRetry(folders)) {
-    await new Promise((resolve) => setTimeout(resolve, delay));
-    reread(folders);
-  }
-  return finish(folders);
+  return finish(await Promise.all(resolveSessionsDirs(configDirs, env).map((dir) => readFolderAsync(dir, liveOnly, delay))));
 }
 
 /** Every record, live or not, sorted by PID. */

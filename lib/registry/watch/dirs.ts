@@ -4,7 +4,7 @@
  * the watcher re-reads what they name. Where `fs.watch` is unavailable or fails, `watched` is false
  * and the watcher rescans the folder every interval instead.
  */
-import { statSync, watch as fsWatch, type FSWatcher } from 'node:fs';
+import { statSync, watch as fsWatch, type FSWatcher, type Stats } from 'node:fs';
 import { basename, dirname } from 'node:path';
 
 /** What changes when a folder gains, loses or renames an entry (or is replaced). */
@@ -50,12 +50,18 @@ export class DirWatch {
    */
   sync(): { exists: boolean; watched: boolean; stamp?: FolderStamp } {
     if (this.closed) return { exists: false, watched: false };
-    const stat = statSync(this.dir, { throwIfNoEntry: false });
-    const exists = stat !== undefined && stat.isDirectory();
-    if (!exists || stat.ino !== this.folderIno) this.closeFolder();
-    if (exists && this.folder === undefined) {
+    let stat: Stats | undefined;
+    try {
+      stat = statSync(this.dir, { throwIfNoEntry: false });
+    } catch {
+      stat = undefined; // ELOOP, EACCES on a parent, ENOTDIR: no folder to watch; the listing says why
+    }
+    const folder = stat !== undefined && stat.isDirectory() ? stat : undefined;
+    const exists = folder !== undefined;
+    if (folder === undefined || folder.ino !== this.folderIno) this.closeFolder();
+    if (folder !== undefined && this.folder === undefined) {
       this.folder = tryWatch(this.dir, (name) => this.events.onFile(name), () => this.broken());
-      this.folderIno = this.folder ? stat.ino : undefined;
+      this.folderIno = this.folder ? folder.ino : undefined;
     }
     if (this.parent === undefined) {
       const name = basename(this.dir);
@@ -69,7 +75,7 @@ export class DirWatch {
     }
     // A missing folder is covered when its parent is watched (its creation will be reported).
     const watched = exists ? this.folder !== undefined && this.parent !== undefined : this.parent !== undefined;
-    return { exists, watched, stamp: exists ? { ino: stat.ino, mtimeMs: stat.mtimeMs, ctimeMs: stat.ctimeMs } : undefined };
+    return { exists, watched, stamp: folder && { ino: folder.ino, mtimeMs: folder.mtimeMs, ctimeMs: folder.ctimeMs } };
   }
 
   private broken(): void {

@@ -42,6 +42,8 @@ export interface FileState {
   claim: Claim | undefined;
   /** A reported record whose file now reads as a non-record: the stamp and time it was first seen so. */
   pending?: { stamp: FileStamp; since: number };
+  /** Its last read failed (no permission, no descriptor left): it proves nothing, so it is read again. */
+  unreadable?: boolean;
 }
 
 export type ReadOutcome =
@@ -49,21 +51,24 @@ export type ReadOutcome =
   | { path: string; kind: 'claim'; claim: Claim; stamp: FileStamp; readAt: number }
   | { path: string; kind: 'skip'; reason: SkipReason; stamp: FileStamp; readAt: number };
 
-/** A file whose mtime was within RACY_WINDOW_MS of its read, or caught mid-write: its stamp proves nothing yet. */
+/** A file whose mtime was within RACY_WINDOW_MS of its read, caught mid-write, or unreadable: its stamp proves nothing yet. */
 export function needsLook(state: FileState): boolean {
-  return state.pending !== undefined || state.stamp.mtimeMs >= state.readAt - RACY_WINDOW_MS;
+  return state.pending !== undefined || state.unreadable === true || state.stamp.mtimeMs >= state.readAt - RACY_WINDOW_MS;
 }
 
 export function sameStamp(a: FileStamp, b: FileStamp): boolean {
   return a.ino === b.ino && a.size === b.size && a.mtimeMs === b.mtimeMs;
 }
 
-function stampOf(path: string): FileStamp | undefined {
+/** The file's stamp; undefined when nothing is there; 'unknown' when lstat itself failed (EACCES, EIO, ENOMEM). */
+function stampOf(path: string): FileStamp | undefined | 'unknown' {
   try {
     const s = lstatSync(path, { throwIfNoEntry: false });
     return s && { ino: s.ino, size: s.size, mtimeMs: s.mtimeMs };
-  } catch {
-    return undefined; // ENOTDIR and the like: as good as gone
+  } catch (err) {
+    // ENOTDIR: the folder is not one any more (the listing reports it). Any other failure says
+    // nothing of the file: its record is kept, never reported removed on a guess.
+    return (err as NodeJS.ErrnoException).code === 'ENOTDIR' ? undefined : 'unknown';
   }
 }
 
@@ -79,7 +84,9 @@ function duplicateCopy(path: string, claim: Claim, read: ReadonlyMap<string, Rea
   if (restored === undefined) return false;
   const at = join(dirname(path), restored);
   const now = read.get(at);
-  const named = now === undefined ? (stampOf(at) === undefined ? undefined : table.get(at)?.claim) : now.kind === 'claim' ? now.claim : undefined;
+  // A file at the name that cannot be looked at holds nothing known: the copy stays a claim.
+  const there = now === undefined ? stampOf(at) : undefined;
+  const named = now === undefined ? (there === undefined || there === 'unknown' ? undefined : table.get(at)?.claim) : now.kind === 'claim' ? now.claim : undefined;
   return named !== undefined && sameIdentity(named, claim);
 }
 
@@ -98,6 +105,7 @@ export function checkFiles(
   for (const path of paths) {
     const readAt = Date.now();
     const stamp = stampOf(path);
+    if (stamp === 'unknown') continue;
     if (stamp === undefined) {
       if (table.has(path)) outcomes.push({ path, kind: 'gone' });
       continue;

@@ -16,7 +16,8 @@ export interface WatchOptions extends ReadOptions {
   snapshotFile?: string;
   /**
    * At most this many kernel exit handles (a pidfd on Linux, a kqueue on macOS) at once (default
-   * 1024; 0 turns kernel notification off). Records beyond it are re-probed every interval.
+   * 1024; 0 turns kernel notification off), and never more than half of what the soft RLIMIT_NOFILE
+   * leaves after a reserve (docs/watch.md). Records beyond it are re-probed every interval.
    */
   exitHandles?: number;
 }

@@ -13,6 +13,9 @@ import type { RegistryUnreadableError } from '../read/unreadable-folder.js';
 
 export type Depth = 'full' | 'cheap';
 
+/** Rescans in a row whose listing kept changing before the watcher says the folder cannot be listed. */
+export const BUSY_RESCANS = 10;
+
 interface Listed extends FolderStamp {
   /** Date.now() just before the stat the listing was made after. */
   listedAt: number;
@@ -29,6 +32,9 @@ export class ScanPlan {
   private readonly listed = new Map<DirWatch, Listed>();
   /** Folders that could not be listed last time: said once, not at every rescan. */
   private readonly unlistable = new Set<DirWatch>();
+  /** Folders whose listings kept changing, with how many rescans in a row; `again`: list at the next one. */
+  private readonly busy = new Map<DirWatch, number>();
+  private readonly again = new Set<DirWatch>();
 
   /** An OS event named this file: it is read even if its stamp looks unchanged. */
   markFile(path: string): void {
@@ -51,7 +57,10 @@ export class ScanPlan {
   take(
     table: ReadonlyMap<string, FileState>,
     suspects: ReadonlySet<string>,
+    first = false,
   ): { paths: Set<string>; named: Set<string>; unlistable: RegistryUnreadableError[] } {
+    // The first view has no records to keep: a folder that kept changing is the readers' error at once.
+    const patience = first ? 1 : BUSY_RESCANS;
     const paths = new Set<string>();
     const unlistable: RegistryUnreadableError[] = [];
     if (this.folders.size === 0 && this.files.size === 0) return { paths, named: paths, unlistable }; // an idle interval
@@ -65,26 +74,47 @@ export class ScanPlan {
         for (const path of suspects) if (isIn(d.dir, path)) paths.add(path);
         continue;
       }
-      const listing = stamp ? listFolder(d.dir) : [];
+      // Listed even when sync() saw no folder: a dangling link, a file, a FIFO or a socket in its place
+      // is the readers' error (cannot tell), not an empty registry; only a name with nothing there is.
+      const listing = listFolder(d.dir);
       if (Array.isArray(listing)) {
         for (const path of listing) paths.add(path);
         this.unlistable.delete(d);
+        this.busy.delete(d);
         if (stamp) this.listed.set(d, { ...stamp, listedAt: at });
         else this.listed.delete(d);
       } else {
         // Its known records are kept as they are, never reported removed on a guess.
-        if (!this.unlistable.has(d)) unlistable.push(listing);
-        this.unlistable.add(d);
+        // A folder that kept changing while listed (a prune at work: EAGAIN) is listed again at the
+        // next interval, and said only if it stays so for BUSY_RESCANS of them.
+        const busy = listing.reason === 'EAGAIN' ? (this.busy.get(d) ?? 0) + 1 : 0;
+        if (busy > 0) this.busy.set(d, busy);
+        if (!this.unlistable.has(d) && (busy === 0 || busy >= patience)) unlistable.push(listing);
+        if (busy === 0 || busy >= patience) this.unlistable.add(d);
+        else this.again.add(d);
         this.listed.delete(d);
         continue;
       }
       for (const path of table.keys()) if (isIn(d.dir, path)) paths.add(path);
     }
     this.folders.clear();
-    const named = new Set(this.files);
-    for (const path of this.files) paths.add(path);
+    for (const d of this.again) this.folders.set(d, 'full');
+    this.again.clear();
+    const named = new Set<string>();
+    for (const path of this.files) {
+      // A file OS events named in a folder that cannot be listed now would read as gone: it is unknown.
+      if (this.inUnlistable(path)) continue;
+      named.add(path);
+      paths.add(path);
+    }
     this.files.clear();
     return { paths, named, unlistable };
+  }
+
+  private inUnlistable(path: string): boolean {
+    for (const d of this.unlistable) if (isIn(d.dir, path)) return true;
+    for (const d of this.busy.keys()) if (isIn(d.dir, path)) return true;
+    return false;
   }
 
   clear(): void {

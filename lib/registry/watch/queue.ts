@@ -30,6 +30,8 @@ export function merge(earlier: WatchEvent, later: WatchEvent): WatchEvent | unde
 export class EventQueue implements AsyncIterableIterator<WatchEvent> {
   private readonly entries: Entry[] = [];
   private head = 0;
+  /** Entries from `head` on that were merged away (event undefined): compacted once they are half. */
+  private dead = 0;
   /** The last queued entry of each path. */
   private readonly byPath = new Map<string, Entry>();
   private readonly waiting: Array<(result: IteratorResult<WatchEvent>) => void> = [];
@@ -37,6 +39,11 @@ export class EventQueue implements AsyncIterableIterator<WatchEvent> {
 
   /** `onReturn` runs when the consumer stops early (`break` out of `for await`). */
   constructor(private readonly onReturn: (queue: EventQueue) => void) {}
+
+  /** Slots the queue holds now, merged-away ones included (tests: memory stays bounded by the live events). */
+  get slots(): number {
+    return this.entries.length - this.head;
+  }
 
   /** Events waiting to be taken (merged ones counted once). */
   get size(): number {
@@ -55,13 +62,30 @@ export class EventQueue implements AsyncIterableIterator<WatchEvent> {
       const merged = merge(last.event, event);
       if (merged !== 'append') {
         last.event = merged;
-        if (merged === undefined) this.byPath.delete(path);
+        if (merged === undefined) {
+          // An `added` then `removed` the consumer never saw: its slot is garbage now, and a consumer
+          // that never drains would otherwise keep one per session ever seen.
+          this.byPath.delete(path);
+          if (++this.dead > 64 && this.dead * 2 > this.entries.length - this.head) this.compact();
+        }
         return;
       }
     }
     const entry: Entry = { event };
     this.entries.push(entry);
     this.byPath.set(path, entry);
+  }
+
+  /** Drops the merged-away slots (byPath points at live entries only, so it stays valid). */
+  private compact(): void {
+    let kept = 0;
+    for (let i = this.head; i < this.entries.length; i++) {
+      const entry = this.entries[i]!;
+      if (entry.event) this.entries[kept++] = entry;
+    }
+    this.entries.length = kept;
+    this.head = 0;
+    this.dead = 0;
   }
 
   /** No more items: pending and later `next()` calls resolve `done` once the queue is drained. */
@@ -75,7 +99,10 @@ export class EventQueue implements AsyncIterableIterator<WatchEvent> {
     while (this.head < this.entries.length) {
       const entry = this.entries[this.head++]!;
       const event = entry.event;
-      if (event === undefined) continue;
+      if (event === undefined) {
+        this.dead--;
+        continue;
+      }
       entry.event = undefined;
       if (this.byPath.get(event.record.path) === entry) this.byPath.delete(event.record.path);
       if (this.head > 1024 && this.head * 2 > this.entries.length) {
@@ -86,6 +113,7 @@ export class EventQueue implements AsyncIterableIterator<WatchEvent> {
     }
     this.entries.length = 0;
     this.head = 0;
+    this.dead = 0;
     return undefined;
   }
 
@@ -99,6 +127,7 @@ export class EventQueue implements AsyncIterableIterator<WatchEvent> {
   return(): Promise<IteratorResult<WatchEvent>> {
     this.entries.length = 0;
     this.head = 0;
+    this.dead = 0;
     this.byPath.clear();
     this.end();
     this.onReturn(this);

@@ -77,8 +77,15 @@ export class RecordTable {
         if (previous) events.push({ type: 'removed', record: previous });
       } else if (o.kind === 'skip') {
         const state = this.files.get(o.path);
+        const unreadable = o.reason === 'unreadable' ? true : undefined;
         if (state?.record === undefined) {
-          this.put({ path: o.path, stamp: o.stamp, readAt: o.readAt, record: undefined, claim: undefined });
+          this.put({ path: o.path, stamp: o.stamp, readAt: o.readAt, record: undefined, claim: undefined, unreadable });
+        } else if (unreadable) {
+          // The file is there but could not be read: no permission, or descriptors ran out (EMFILE,
+          // ENFILE). That says nothing of its record: kept as last read, and read again at every
+          // rescan (needsLook) until it can be; never `removed` on it.
+          state.unreadable = true;
+          this.suspect(state);
         } else if (state.pending && sameStamp(state.pending.stamp, o.stamp) && now - state.pending.since >= this.retryDelayMs) {
           // Unchanged across the re-read pause: not a write in progress, the record is gone.
           this.put({ path: o.path, stamp: o.stamp, readAt: o.readAt, record: undefined, claim: undefined });

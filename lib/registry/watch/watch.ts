@@ -185,6 +185,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
       const events = this.collect();
       // When the kernel watches every record, there is nothing to probe (and no walk over the table).
       if (this.table.claims > this.exits.size) events.push(...this.table.probe((path) => this.exits.has(path)));
+      if (this.exits.unverified.size > 0) events.push(...this.table.probe(() => false, this.exits.unverified));
       return events;
     });
   }
@@ -229,7 +230,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
    * kept and the failure is said once, as `error`.
    */
   private collect(first = false): WatchEvent[] {
-    const { paths, named, unlistable } = this.plan.take(this.table.files, this.table.suspects);
+    const { paths, named, unlistable } = this.plan.take(this.table.files, this.table.suspects, first);
     if (first && unlistable.length > 0) throw unlistable[0];
     if (unlistable.length > 0) process.nextTick(() => this.closed || surface(this, unlistable, true));
     if (paths.size === 0) return [];

@@ -50,10 +50,10 @@ describe('claude-ps prune', () => {
     plant();
     const before = readdirSync(reg.sessions).sort();
     const d = JSON.parse(runCli(cli, ['doctor', '--json', '--config-dir', reg.configDir]).stdout);
-    expect(d.folders[0]).toMatchObject({ candidates: 1, ignored: 3, legacy: 1, stranded: 1, pruneLeftovers: 0 });
-    expect(d.verdicts).toEqual({ alive: 1, gone: 1 }); // the stranded copy is a claim like any other
+    expect(d.folders[0]).toMatchObject({ candidates: 1, ignored: 3, legacy: { files: 1, removable: 1, kept: 0, unrecognised: 0 }, stranded: 1, pruneLeftovers: 0 });
+    expect(d.verdicts).toMatchObject({ alive: 1, gone: 1, recycled: 0 }); // the stranded copy is a claim like any other
     const text = runCli(cli, ['doctor', '--config-dir', reg.configDir]).stdout;
-    expect(text).toContain('1 legacy pid-<n>.json (prune --legacy removes those whose PID is gone)');
+    expect(text).toContain('1 legacy pid-<n>.json (prune --legacy removes 1: PID gone)');
     expect(text).toContain('1 stranded by an interrupted prune, read as claims (prune puts them back)');
 
     const dry = runCli(cli, ['prune', '--dry-run', '--legacy', '--json', '--config-dir', reg.configDir]);
@@ -149,7 +149,7 @@ describe('doctor on prune leftovers', () => {
       writeFileSync(reg.path(`.${gone}.json.prune-0123456789abcdef.journal-${gone}`), '');
       mkdirSync(join(reg.sessions, 'sub'));
       const d = JSON.parse(runCli(cli, ['doctor', '--json', '--config-dir', reg.configDir]).stdout);
-      expect(d.folders[0]).toMatchObject({ candidates: 1, ignored: 3, legacy: 0, stranded: 0, pruneLeftovers: 2 });
+      expect(d.folders[0]).toMatchObject({ candidates: 1, ignored: 3, legacy: { files: 0, unrecognised: 0 }, stranded: 0, pruneLeftovers: 2 });
     } finally {
       reg.remove();
     }

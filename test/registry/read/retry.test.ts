@@ -41,6 +41,9 @@ describe.each(BACKENDS)('one re-read after a pause (%s backend)', (backendName) 
 
   it('an empty file completed during the pause is read as the record', async () => {
     reg.write(live.pid, '');
+    // The file is new, so the folder just changed: its listing waits one clock step to be proven
+    // complete (docs/guard.md). Let that pass in real time, so the one timer is the re-read pause.
+    await realPause(30);
     vi.useFakeTimers({ toFake: ['setTimeout'] });
     const scan = scanRegistryAsync(reg.configDir, { retryDelayMs: 25 });
     await untilPaused();

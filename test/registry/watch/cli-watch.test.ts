@@ -114,8 +114,8 @@ describe('doctor', () => {
           encoding: 'utf8',
         }).stdout,
       ).exits;
-    expect(ask('native')).toEqual({ mode: 'kernel', mechanism: 'pidfd' });
-    expect(ask('js')).toEqual({ mode: 'interval', reason: 'the native backend does not serve' });
+    expect(ask('native')).toEqual({ mode: 'kernel', mechanism: 'pidfd', reason: null });
+    expect(ask('js')).toEqual({ mode: 'interval', mechanism: null, reason: 'the native backend does not serve' });
   });
 });
 

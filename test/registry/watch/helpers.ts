@@ -125,6 +125,13 @@ export function brief(e: WatchEvent): string {
  * inherits) it finds binding.gyp and loads the addon. Resolves with its exit code (-1: it had to be
  * killed after `timeoutMs`), stdout and stderr.
  */
+/** A fresh folder under node_modules/.cache (inside the project, so a bundled script resolves its imports). */
+export function cacheScratch(prefix: string): string {
+  const cache = join(process.cwd(), 'node_modules', '.cache');
+  mkdirSync(cache, { recursive: true }); // a fresh `npm ci` has none
+  return mkdtempSync(join(cache, prefix));
+}
+
 export async function runScript(
   contents: string,
   args: readonly string[],
@@ -132,7 +139,7 @@ export async function runScript(
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const { build } = await import('esbuild');
   const { spawn } = await import('node:child_process');
-  const cacheDir = mkdtempSync(join(process.cwd(), 'node_modules', '.cache', 'cps-watch-script-'));
+  const cacheDir = cacheScratch('cps-watch-script-');
   try {
     const script = join(cacheDir, 'child.mjs');
     await build({

@@ -105,3 +105,45 @@ describe('an iterator that is never drained', () => {
     await a.end();
   });
 });
+
+describe('an undrained queue holds what is pending, not what was ever seen', () => {
+  it('added-then-removed pairs leave no slot: 20,000 sessions that came and went, a handful of slots', () => {
+    const q = new EventQueue(() => {});
+    const stays = record(1, 'idle');
+    q.push(added(stays));
+    let most = 0;
+    for (let pid = 2; pid < 20_002; pid++) {
+      const r = record(pid, 'idle');
+      q.push(added(r));
+      q.push(removed(r));
+      most = Math.max(most, q.slots);
+    }
+    expect(q.size).toBe(1);
+    expect(most).toBeLessThanOrEqual(2 * 65 + 1);
+    expect(q.slots).toBeLessThanOrEqual(2 * 65 + 1);
+    // Changes that return to what the consumer saw cancel out the same way.
+    let last = stays;
+    for (let i = 0; i < 10_000; i++) {
+      const next = record(1, i % 2 === 0 ? 'busy' : 'idle');
+      q.push(changed(last, next));
+      last = next;
+    }
+    expect(q.slots).toBeLessThanOrEqual(2 * 65 + 1);
+  });
+
+  it('still delivers, in order, what is pending after compaction', async () => {
+    const q = new EventQueue(() => {});
+    const keep: SessionRecord[] = [];
+    for (let pid = 1; pid <= 1000; pid++) {
+      const r = record(pid, 'idle');
+      q.push(added(r));
+      if (pid % 10 === 0) keep.push(r);
+      else q.push(removed(r));
+    }
+    expect(q.slots).toBeLessThan(300);
+    const got: number[] = [];
+    for (let i = 0; i < keep.length; i++) got.push((await q.next()).value.record.pid);
+    expect(got).toEqual(keep.map((r) => r.pid));
+    expect(q.size).toBe(0);
+  });
+});

@@ -1,0 +1,42 @@
+/**
+ * Where OpenSSH keeps the shared connections' sockets: a folder of ours in the user's runtime folder
+ * ($XDG_RUNTIME_DIR, else the temp folder), mode 0700, owned by us and no symlink. A socket there lets
+ * whoever can reach it run commands as us on the remote, so when such a folder cannot be had the
+ * reads go without multiplexing (slower, never less safe).
+ */
+import { lstatSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { isAbsolute, join } from 'node:path';
+
+// A socket path is at most 104 bytes (macOS; 108 on Linux). ssh writes `<ControlPath>.<16 random>`
+// first, and %C is 40 hex digits: the folder must leave room for both.
+const MAX_DIR_LENGTH = 104 - 1 - 40 - 17;
+
+function ownedPrivateDir(dir: string): boolean {
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') return false;
+  }
+  try {
+    const st = lstatSync(dir);
+    const uid = process.getuid?.();
+    return st.isDirectory() && (uid === undefined || st.uid === uid) && (st.mode & 0o077) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** The ControlPath folder, or undefined: no multiplexing. */
+export function controlDir(env: NodeJS.ProcessEnv): string | undefined {
+  const runtime = env.XDG_RUNTIME_DIR;
+  const uid = process.getuid?.() ?? 'user';
+  const choices = [
+    runtime && isAbsolute(runtime) ? join(runtime, 'claude-ps-ssh') : undefined,
+    join(tmpdir(), `claude-ps-ssh-${uid}`),
+  ];
+  for (const dir of choices) {
+    if (dir !== undefined && dir.length <= MAX_DIR_LENGTH && ownedPrivateDir(dir)) return dir;
+  }
+  return undefined;
+}

@@ -1,0 +1,132 @@
+# claude-ps remote reader, answer format 1 (docs/hosts.md). POSIX sh; needs nothing but a shell,
+# od, tr, dd and (on macOS) ps. Run by claude-ps as `ssh HOST sh -s`, with this text on stdin after
+# one `set --` line naming the config dirs (none: $CLAUDE_CONFIG_DIR, else ~/.claude).
+#
+# It only MEASURES: it lists each config dir's sessions/, reads each <pid>.json (bounded, never
+# through a symlink, never blocking on a FIFO), then asks the kernel about each file's PID. Every
+# decision (what a record is, whether it is alive) is made by claude-ps on the calling machine, from
+# this answer, which it treats as untrusted input. Free text is printed as hex, so no byte of a
+# record, a path or a process name can break a line.
+LC_ALL=C
+export LC_ALL
+PATH=/usr/bin:/bin:/usr/sbin:/sbin:$PATH
+export PATH
+set -f
+MAX=262144
+
+hex() { od -An -v -tx1 | tr -d ' \n'; }
+say() { printf '%s' "$1" | hex; }
+
+echo 'claude-ps-reader 1'
+echo "clock $(date +%s 2>/dev/null || echo -)"
+case $(uname -s 2>/dev/null) in
+  Linux) platform=linux ;;
+  Darwin) platform=darwin ;;
+  *) platform=other ;;
+esac
+if [ "${CLAUDE_PS_BACKEND-}" = ps ]; then probe=ps; elif [ "$platform" = darwin ]; then probe=ps; elif [ "$platform" = linux ]; then probe=proc; else probe=none; fi
+echo "platform $platform"
+echo "probe $probe"
+
+# The pidDomain as Claude Code computes it on this machine (docs/hosts.md).
+if [ "$platform" = linux ]; then
+  mid=$(cat /etc/machine-id 2>/dev/null | tr -d ' \n')
+  ns=$(readlink /proc/self/ns/pid 2>/dev/null)
+  echo "domain $(say "linux:$mid:$ns")"
+elif [ "$platform" = darwin ]; then
+  echo "domain $(say darwin)"
+else
+  echo 'domain -'
+fi
+wsl=0
+if [ -n "${WSL_DISTRO_NAME-}" ]; then wsl=1; fi
+case $(cat /proc/sys/kernel/osrelease 2>/dev/null) in *[Mm]icrosoft*) wsl=1 ;; esac
+echo "wsl $wsl"
+
+# /proc numbers our processes only if it was mounted for our PID namespace: /proc/self, resolved by
+# this very shell, must name $$ (as in lib/backend/js-linux.ts). Otherwise no stat is read.
+proc=none
+if [ "$probe" = proc ] && cd -P /proc/self 2>/dev/null; then
+  if [ "$(pwd -P)" = "/proc/$$" ]; then proc=ours; else proc=foreign; fi
+  # Back where ssh started us (the login folder): relative config dirs are relative to it.
+  cd - >/dev/null 2>&1 || cd / || exit 1
+fi
+echo "proc $proc"
+
+# GNU dd opens without following a symlink and without blocking on a FIFO; elsewhere the checks
+# before and after the read stand in (docs/hosts.md says what that leaves open).
+ddflags=
+if dd if=/dev/null of=/dev/null iflag=nofollow,nonblock count=0 2>/dev/null; then ddflags='iflag=nofollow,nonblock'; fi
+
+if [ $# -eq 0 ]; then
+  if [ -n "${CLAUDE_CONFIG_DIR-}" ]; then set -- "$CLAUDE_CONFIG_DIR"; else set -- "${HOME-}/.claude"; fi
+fi
+
+pids=
+for config in "$@"; do
+  dir=$config/sessions
+  echo "dir $(say "$dir")"
+  if [ ! -e "$dir" ] && [ ! -L "$dir" ]; then echo 'listing missing'; continue; fi
+  if ! [ -d "$dir" ] || ! ls -A "$dir" >/dev/null 2>&1; then
+    echo "listing unreadable $(ls -A "$dir" 2>&1 >/dev/null | head -n 1 | hex)"
+    continue
+  fi
+  echo 'listing ok'
+  set +f
+  for path in "$dir"/*.json; do
+    set -f
+    name=${path##*/}
+    pid=${name%.json}
+    case $pid in '' | 0* | *[!0-9]*) continue ;; esac
+    if [ -L "$path" ]; then echo "file $name symlink"; continue; fi
+    if [ ! -e "$path" ]; then continue; fi
+    if [ ! -f "$path" ]; then echo "file $name not-regular"; continue; fi
+    if [ ! -r "$path" ]; then echo "file $name unreadable"; pids="$pids $pid"; continue; fi
+    # shellcheck disable=SC2086
+    data=$(dd if="$path" bs=$((MAX + 1)) count=1 $ddflags 2>/dev/null | hex)
+    if [ -L "$path" ]; then echo "file $name symlink"; continue; fi
+    if [ ${#data} -gt $((MAX * 2)) ]; then echo "file $name too-large"; continue; fi
+    echo "file $name ok $data"
+    pids="$pids $pid"
+  done
+  set -f
+done
+
+# kill -0: 0 it exists (or EPERM: it exists), 1 no such process, 2 an answer we cannot read (exists).
+alive() {
+  if m=$(kill -0 "$1" 2>&1); then echo 0; return; fi
+  case $m in *'No such process'*) echo 1 ;; *) echo 2 ;; esac
+}
+
+# After the reads, as the local scan does: a session that wrote its file before the read is seen.
+listed=
+for pid in $pids; do
+  case " $listed " in *" $pid "*) continue ;; esac
+  listed="$listed $pid"
+  first=$(alive "$pid")
+  stat=-
+  again=-
+  if [ "$first" != 1 ] && [ "$proc" = ours ]; then
+    stat=$(hex < "/proc/$pid/stat" 2>/dev/null)
+    [ -n "$stat" ] || stat=-
+  fi
+  if [ "$first" != 1 ] && [ "$stat" = - ]; then again=$(alive "$pid"); fi
+  echo "pid $pid $first $stat $again"
+done
+
+if [ "$probe" = ps ]; then
+  # One ps for the PIDs that exist (macOS ps fails the whole run for a PID above 99999), with its
+  # exit status; its stderr only when the status is 1 (lib/proc/ps-output.ts: "none found" needs it empty).
+  want=
+  for pid in $listed; do
+    [ "$pid" -le 99999 ] 2>/dev/null && want="$want,$pid"
+  done
+  if [ -n "$want" ]; then
+    out=$(TZ=UTC ps -o pid=,stat=,lstart= -p "${want#,}" 2>/dev/null; echo "#$?")
+    status=${out##*#}
+    err=-
+    if [ "$status" = 1 ]; then err=$(TZ=UTC ps -o pid=,stat=,lstart= -p "${want#,}" 2>&1 >/dev/null | hex); fi
+    echo "ps $status $(say "${out%#*}") ${err:--}"
+  fi
+fi
+echo 'end'
