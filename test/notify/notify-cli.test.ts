@@ -4,7 +4,7 @@
  * nothing for its own session, the rate limits, and text that cannot reach a terminal raw.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { builtCli, cliEnv, removeCopy, runCli, startCli } from '../cli/run-cli.js';
@@ -154,6 +154,43 @@ describe('notify', () => {
   });
 });
 
+describe('notify-send and markup', () => {
+  it('hands notify-send a body whose markup is text: no link, image or tag from a record', async () => {
+    reg = makeRegistry();
+    const s = startSession(reg, { name: 'markup', status: 'busy', cwd: '/tmp/R&D' });
+    const run = await startNotify([]);
+    s.update({ status: 'waiting', waitingFor: '<a href="https://x.invalid/">ok</a><img src="/x">' });
+    await until(() => stub.calls().length === 1, 'the notification');
+    const [, , title, body] = stub.calls()[0]!;
+    expect(title).toBe('Claude Code: markup needs you');
+    expect(body).toBe(`&lt;a href="https://x.invalid/"&gt;ok&lt;/a&gt;&lt;img src="/x"&gt; · /tmp/R&amp;D · pid ${s.pid}`);
+    // What notify prints is the plain text.
+    await until(() => run.stdout().includes('\n'), 'the line on stdout');
+    expect(JSON.parse(run.stdout().split('\n')[0]!).body).toContain('<a href=');
+  });
+});
+
+describe('notify when the notifier cannot start', () => {
+  it('reports each failure and notifies again once the notifier is back (a failed start is no child still running)', async () => {
+    reg = makeRegistry();
+    const sessions = [0, 1, 2, 3, 4, 5].map((i) => startSession(reg, { name: `flaky-${i}`, status: 'busy' }));
+    const run = await startNotify(['--rate-limit', '50', '--per-session', '60000']);
+    const program = join(stub.bin, 'notify-send');
+    renameSync(program, `${program}.away`); // spawn now fails with ENOENT, as a removed package would
+    const failures = () => run.stderr().split('\n').filter((l) => l.includes('notify-send: spawn')).length;
+    for (let i = 0; i < 5; i++) {
+      sessions[i]!.update({ status: 'waiting' });
+      await until(() => failures() === i + 1, `failure ${i + 1} reported`);
+      await pause(80); // past --rate-limit: each is its own notification
+    }
+    renameSync(`${program}.away`, program);
+    sessions[5]!.update({ status: 'waiting' });
+    await until(() => stub.calls().length === 1, 'the notification after the notifier came back');
+    expect(titles()).toEqual(['Claude Code: flaky-5 needs you']);
+    expect(run.stderr()).not.toMatch(/still running/);
+  });
+});
+
 describe.skipIf(!hasTmux || process.platform !== 'linux')('notify in a terminal', () => {
   it('never announces a session on its own controlling terminal', async () => {
     reg = makeRegistry();
@@ -178,6 +215,35 @@ describe.skipIf(!hasTmux || process.platform !== 'linux')('notify in a terminal'
       expect(titles()).toEqual(['Claude Code: elsewhere needs you']);
       process.kill(notifyPid, 'SIGTERM');
       process.kill(samePid, 'SIGKILL'); // both ours, started through the test's own pane
+    } finally {
+      tmux.close();
+    }
+  });
+});
+
+describe.skipIf(!hasTmux || process.platform !== 'linux')('notify in a terminal, when sessions end', () => {
+  it('never announces the death of a session that was on its own terminal', async () => {
+    reg = makeRegistry();
+    stub = stubNotifySend();
+    const tmux = openTmux(100, 20, { PATH: `${stub.bin}:${process.env.PATH}` });
+    try {
+      const pidFile = join(tmux.dir, 'same-tty');
+      const notifyPid = await tmux.start(
+        `sh -c "sleep 300 & echo \\$! > ${pidFile}; exec ${process.execPath} ${cli} notify --via notify-send --on waiting,died --rate-limit 10 --config-dir ${reg.configDir}"`,
+      );
+      await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 'the same-terminal sleep');
+      const samePid = Number(readFileSync(pidFile, 'utf8'));
+      const elsewhere = spawnSleep();
+      reg.write(samePid, liveRecord(samePid, { name: 'same-terminal', status: 'busy' }));
+      reg.write(elsewhere.pid, liveRecord(elsewhere.pid, { name: 'elsewhere', status: 'busy' }));
+      await tmux.until((l) => l.some((x) => x.includes('notifying via notify-send')), 'notify to start');
+      process.kill(samePid, 'SIGKILL'); // ours, started through the test's own pane
+      await pause(300);
+      await elsewhere.end();
+      await until(() => stub.calls().length >= 1, 'the notification of the other death');
+      await pause(1500); // past a re-probe: the same-terminal death has been seen too
+      expect(titles()).toEqual(['Claude Code: elsewhere ended']);
+      process.kill(notifyPid, 'SIGTERM');
     } finally {
       tmux.close();
     }

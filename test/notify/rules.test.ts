@@ -71,6 +71,13 @@ describe('the limiter', () => {
     expect(l.dueAt()).toBeUndefined();
   });
 
+  it('holds a session flapping faster than both limits once, however often it comes', () => {
+    const l = new Limiter(1000, 0);
+    expect(l.offer(notice('a'), 0)).toBeDefined();
+    for (let t = 1; t < 1000; t++) expect(l.offer(notice(t % 2 ? 'b' : 'c'), t)).toBeUndefined();
+    expect(l.release(1000)?.notices.map((x) => x.key)).toEqual(['b', 'c']);
+  });
+
   it('drops the same session and event inside its window, and forgets it after', () => {
     const l = new Limiter(0, 5000);
     expect(l.offer(notice('a'), 0)).toBeDefined();

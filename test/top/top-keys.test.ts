@@ -2,6 +2,7 @@
  * The keys of `top` that act on the world: `p` prunes the dead claims after a confirmation (and only
  * those), Enter jumps to the tmux pane a session runs in, or says how to reach it.
  */
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -46,6 +47,33 @@ describe.skipIf(!hasTmux)('the prune key', () => {
       expect(rowOf(lines, 'keeps-running')).toBeGreaterThan(1);
       tmux.type('p');
       await tmux.until((l) => (l[23] ?? '').includes('no dead claims to prune'), 'nothing left');
+      tmux.type('q');
+      await tmux.until((l) => l.includes('EXIT=0'), 'the exit');
+    } finally {
+      tmux.close();
+      reg.remove();
+    }
+  });
+});
+
+describe.skipIf(!hasTmux)('the prune key and typed-ahead keys', () => {
+  it('a y that arrives with the p, before the question is drawn, cancels', async () => {
+    const reg = makeRegistry();
+    const tmux = openTmux();
+    try {
+      startSession(reg, { name: 'typed-ahead', status: 'idle' });
+      const deadPid = reapedPid();
+      const deadFile = reg.write(deadPid, sessionRecord(deadPid, { status: 'busy' }));
+      await tmux.start(`${process.execPath} ${cli} top --config-dir ${reg.configDir}`);
+      await tmux.until((l) => (l[0] ?? '').includes('1 dead claim'), 'the dead count');
+      tmux.type('py'); // one write: both keys in one read, as keys typed while top starts would be
+      await tmux.until((l) => (l[23] ?? '').includes('prune cancelled'), 'the cancellation');
+      expect(existsSync(deadFile)).toBe(true);
+      tmux.type('p');
+      await tmux.until((l) => (l[23] ?? '').includes('prune 1 dead claim'), 'the question');
+      tmux.type('y');
+      await tmux.until((l) => (l[23] ?? '').includes('pruned 1 dead claim'), 'the prune');
+      expect(existsSync(deadFile)).toBe(false);
       tmux.type('q');
       await tmux.until((l) => l.includes('EXIT=0'), 'the exit');
     } finally {
@@ -121,6 +149,29 @@ describe.skipIf(!hasTmux || process.platform !== 'linux')('the jump key', () => 
     }
   });
 
+  it('outside tmux, a recorded tmux name reaches the suggested command as one quoted word, never a substitution', async () => {
+    const reg = makeRegistry();
+    const tmux = openTmux(240, 24);
+    try {
+      const marker = join(tmux.dir, 'ran');
+      startSession(reg, { name: 'hostile-pane', status: 'idle', tmux: `$(touch ${marker})'\`touch ${marker}\`:@1.%2` });
+      await tmux.start(`env -u TMUX ${process.execPath} ${cli} top --config-dir ${reg.configDir}`);
+      await tmux.until((l) => rowOf(l, 'hostile-pane') > 0, 'the row');
+      tmux.keys('Enter');
+      const lines = await tmux.until((l) => (l[23] ?? '').includes('tmux attach -t'), 'the hint');
+      const suggested = lines[23]!.slice(lines[23]!.indexOf('tmux attach -t ') + 'tmux attach -t '.length).trim();
+      // The suggestion, as a person would paste it, run by a shell: one word, and nothing runs.
+      const r = spawnSync('sh', ['-c', `printf '%s\\n' ${suggested}`], { encoding: 'utf8' });
+      expect(r.stdout).toBe(`$(touch ${marker})'\`touch ${marker}\`\n`);
+      expect(existsSync(marker)).toBe(false);
+      tmux.type('q');
+      await tmux.until((l) => l.includes('EXIT=0'), 'the exit');
+    } finally {
+      tmux.close();
+      reg.remove();
+    }
+  });
+
   it('outside tmux says how to reach the session', async () => {
     const reg = makeRegistry();
     const tmux = openTmux();
@@ -129,7 +180,7 @@ describe.skipIf(!hasTmux || process.platform !== 'linux')('the jump key', () => 
       await tmux.start(`env -u TMUX ${process.execPath} ${cli} top --config-dir ${reg.configDir}`);
       await tmux.until((l) => rowOf(l, 'recorded-pane') > 0, 'the row');
       tmux.keys('Enter');
-      await tmux.until((l) => (l[23] ?? '').includes('runs in tmux pane work:@3.%7: tmux attach -t "work"'), 'the hint');
+      await tmux.until((l) => (l[23] ?? '').includes("runs in tmux pane work:@3.%7: tmux attach -t 'work'"), 'the hint');
       tmux.type('q');
       await tmux.until((l) => l.includes('EXIT=0'), 'the exit');
     } finally {

@@ -159,7 +159,8 @@ describe.skipIf(!hasTmux)('top and a hostile record', () => {
       startSession(reg, { name, status: 'waiting', waitingFor: 'perm\x1b[5mission\r\nprompt', cwd: '/tmp/\x1b[Hcwd\u202e' });
       startSession(reg, { name: 'plain-one', status: 'idle' });
       await tmux.start(top(reg));
-      const lines = await tmux.until((l) => rowOf(l, 'plain-one') >= 0 && rowOf(l, 'evil') >= 0, 'both rows');
+      // The whole frame, footer included: capture-pane can read a frame that tmux has only partly parsed.
+      const lines = await tmux.until((l) => rowOf(l, 'plain-one') >= 0 && rowOf(l, 'evil') >= 0 && (l[23] ?? '').includes('q quit'), 'both rows');
       expect(header(lines)).toContain('2 sessions: 1 waiting');
       expect(lines[1]).toContain('NAME');
       expect(lines[23]).toContain('q quit');

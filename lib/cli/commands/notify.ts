@@ -91,10 +91,18 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     const outputs = attachOutputs(watcher);
     // This terminal's own session: by what Claude Code tells its children, else by the terminal itself.
     const ownTerminal = terminalOf('self')?.device;
+    // A session seen on this terminal while alive stays ours when it dies: a dead PID has no terminal
+    // left to compare, and its `died` must not be announced either.
+    const ownSessions = new Set<string>();
+    const sessionOf = (r: SessionRecord) => `${r.path}\0${r.sessionId}`;
+    const remember = (r: SessionRecord) => {
+      if (ownTerminal === undefined || r.verdict !== 'alive' || ownSessions.has(sessionOf(r))) return;
+      if (terminalOf(r.pid)?.device === ownTerminal) ownSessions.add(sessionOf(r));
+    };
     const isOwn = (r: SessionRecord) => {
       if (findSelf([r], ctx.env, undefined).records.length > 0) return true;
-      if (ownTerminal === undefined || r.verdict !== 'alive') return false;
-      return terminalOf(r.pid)?.device === ownTerminal;
+      remember(r);
+      return ownSessions.has(sessionOf(r));
     };
     const transitions = new Transitions(wanted);
     const limiter = new Limiter(gap, perSession);
@@ -136,8 +144,13 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
 
     const live = watcher.records().filter((r) => r.live).length;
     report(`watching ${live} live session${live === 1 ? '' : 's'}; notifying via ${sender.name}`);
+    for (const r of watcher.records()) remember(r);
     for (const notice of transitions.start(watcher.records(), ctx.flags.initial === true)) offer(notice);
-    watcher.on('change', (event) => offer(transitions.next(event)));
+    watcher.on('change', (event) => {
+      if (event.type !== 'removed') remember(event.record);
+      offer(transitions.next(event));
+      if (event.type === 'removed') ownSessions.delete(sessionOf(event.record));
+    });
     watcher.on('error', (error: unknown) => report(error instanceof Error ? error.message : String(error)));
     return new Promise<number>((resolve) => {
       const stop = () => {

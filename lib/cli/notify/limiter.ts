@@ -27,7 +27,11 @@ export class Limiter {
     const previous = this.lastPerSession.get(id);
     if (previous !== undefined && now - previous < this.perSession) return undefined;
     this.lastPerSession.set(id, now);
-    this.held.push(notice);
+    // Held once per session and event (the latest text): with --per-session shorter than the gap, a
+    // flapping session would otherwise be counted as many sessions and held without bound.
+    const at = this.held.findIndex((h) => h.event === notice.event && h.key === notice.key);
+    if (at >= 0) this.held[at] = notice;
+    else this.held.push(notice);
     return this.release(now);
   }
 

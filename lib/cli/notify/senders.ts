@@ -63,15 +63,28 @@ function programSender(name: string, file: string, argv: (m: Message) => string[
     name,
     send(m) {
       if (running.size >= IN_FLIGHT_MAX) return report(`${name}: ${running.size} still running; one notification dropped`);
-      const child = spawn(file, argv(m), { env, stdio: 'ignore' });
+      let child: ReturnType<typeof spawn>;
+      try {
+        child = spawn(file, argv(m), { env, stdio: 'ignore' });
+      } catch (e) {
+        return report(`${name}: ${(e as Error).message}`);
+      }
       running.add(child);
       // Our own child, ended by its PID if it hangs (a notification daemon that never answers).
       const timer = setTimeout(() => child.kill('SIGKILL'), CHILD_TIMEOUT_MS);
       timer.unref();
-      child.on('error', (e) => report(`${name}: ${e.message}`));
-      child.on('exit', (code, signal) => {
+      const settle = () => {
         clearTimeout(timer);
         running.delete(child);
+      };
+      // A child that could not start (ENOENT, EAGAIN, EMFILE) gets 'error' and never 'exit': it must
+      // leave `running` too, or four failures would drop every notification after them.
+      child.on('error', (e) => {
+        settle();
+        report(`${name}: ${e.message}`);
+      });
+      child.on('exit', (code, signal) => {
+        settle();
         if (code !== 0) report(`${name} ended with ${signal ?? `exit ${code}`}`);
       });
     },
@@ -102,6 +115,15 @@ function terminalSender(kind: 'osc9' | 'osc777', env: NodeJS.ProcessEnv, report:
   };
 }
 
+/**
+ * The body of a desktop notification is markup to the server (the Desktop Notifications spec's
+ * `body-markup`: `<a href>`, `<img src>`, `<b>`; GNOME, KDE, dunst, mako), so record text that holds
+ * `<` or `&` would become a link, an image or a body the server cannot parse. The summary is plain text.
+ */
+export function markupEscaped(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
 const hasDesktop = (env: NodeJS.ProcessEnv) => Boolean(env.DBUS_SESSION_BUS_ADDRESS || env.DISPLAY || env.WAYLAND_DISPLAY);
 
 /** The sender `--via` names, or the one this machine and terminal call for. Throws when there is none. */
@@ -109,7 +131,7 @@ export function chooseSender(via: Via | undefined, env: NodeJS.ProcessEnv, repor
   const notifySend = () => {
     const file = onPath('notify-send', env);
     if (!file) throw new Error('notify-send is not on PATH (install libnotify-bin, or use --via osc)');
-    return programSender('notify-send', file, (m) => ['--app-name=claude-ps', '--', m.title, m.body], env, report);
+    return programSender('notify-send', file, (m) => ['--app-name=claude-ps', '--', m.title, markupEscaped(m.body)], env, report);
   };
   const osascript = () => {
     const file = onPath('osascript', env);

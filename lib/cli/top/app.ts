@@ -53,6 +53,9 @@ export function runTop(options: TopOptions): Promise<number> {
   let rows: Row[] = [];
   let records: SessionRecord[] = [];
   let pending = false;
+  /** Whether the prune question is on screen: a `y` typed ahead of it (in the same read as the `p`,
+   * or before the frame that asks) answers nothing a person has read, and cancels. */
+  let asked = false;
 
   const say = (text: string) => {
     message = sanitise(text, 300);
@@ -72,6 +75,7 @@ export function runTop(options: TopOptions): Promise<number> {
     offset = scrollTo(selected, offset, height - 3, rows.length);
     const frame = { rows, counts: countRecords(records, false), selected, offset, sort, filter, mode, message };
     term.draw(renderFrame(frame, width, height, paint, now));
+    asked = mode === 'confirm';
   };
   const redraw = () => {
     if (pending) return;
@@ -105,7 +109,8 @@ export function runTop(options: TopOptions): Promise<number> {
       if (key.name === 'interrupt') return finish(0);
       if (mode === 'confirm') {
         mode = 'normal';
-        if (key.name === 'char' && (key.char === 'y' || key.char === 'Y')) prune();
+        if (!asked) say('prune cancelled: a key came before the question was shown');
+        else if (key.name === 'char' && (key.char === 'y' || key.char === 'Y')) prune();
         else say('prune cancelled');
         return;
       }
@@ -163,14 +168,19 @@ export function runTop(options: TopOptions): Promise<number> {
     const onSignal = (signal: Signal) => () => finish(EXIT_CODES[signal]);
     const signalHandlers = (Object.keys(EXIT_CODES) as Signal[]).map((s) => [s, onSignal(s)] as const);
     const onContinue = () => {
-      term.enter();
+      if (done) return;
+      term.reenter();
       term.invalidate();
       draw();
     };
     const suspend = () => {
       term.restore();
-      // The default action of SIGTSTP stops us, as Ctrl-Z would outside raw mode; SIGCONT resumes.
+      // The default action of SIGTSTP stops us, as Ctrl-Z would outside raw mode, before kill()
+      // returns. In an orphaned process group (top as a tmux pane's or `ssh -t`'s own command: no
+      // shell to resume it) the kernel discards it instead, and top must not go on with the screen
+      // handed back and keys cooked: either way the view is taken again here (SIGCONT does it too).
       process.kill(process.pid, 'SIGTSTP');
+      onContinue();
     };
     const onCrash = (error: unknown) => {
       // The screen goes back first, so that the message is read on the shell's own screen.

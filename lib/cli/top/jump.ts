@@ -8,6 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import type { SessionRecord } from '../../registry/types.js';
 import { isTerminal, terminalOf } from '../terminal-of.js';
+import { shellWord } from '../../hosts/reader-text.js';
 import { sanitise } from '../statusline/view.js';
 
 export interface Pane {
@@ -41,7 +42,9 @@ export function jumpTo(record: SessionRecord, env: NodeJS.ProcessEnv): string {
   const terminal = terminalOf(record.pid);
   const recorded = record.tmux ? sanitise(record.tmux, 80) : '';
   if (!env.TMUX) {
-    if (recorded) return `${who} runs in tmux pane ${recorded}: tmux attach -t ${JSON.stringify(recorded.split(':')[0])}`;
+    // A command a person may paste into a shell: single-quoted, so that a recorded `$(...)` or
+    // backquote is a name, never run (JSON's double quotes leave both live).
+    if (recorded) return `${who} runs in tmux pane ${recorded}: tmux attach -t ${shellWord(recorded.split(':')[0]!)}`;
     return terminal?.path ? `${who} runs on ${terminal.path} (not inside tmux: switch to that terminal)` : `${who}: not inside tmux, and its terminal is unknown`;
   }
   if (!terminal) return `${who}: its controlling terminal cannot be read`;

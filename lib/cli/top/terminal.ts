@@ -57,6 +57,24 @@ export class Terminal {
     }
   }
 
+  /**
+   * Takes the terminal again after a stop, whether or not restore() ran: the shell that had it
+   * meanwhile may have set its own modes (bash puts a stopped job's terminal back in cooked mode, and
+   * `fg` does not make it raw again), so raw mode is set anew rather than assumed.
+   */
+  reenter(): void {
+    if (this.active) {
+      this.active = false;
+      try {
+        // libuv skips a change to the mode it believes is set: through cooked, then raw again.
+        this.input.setRawMode(false);
+      } catch {
+        // gone
+      }
+    }
+    this.enter();
+  }
+
   get isActive(): boolean {
     return this.active;
   }
