@@ -237,7 +237,11 @@ describe('the packed package', () => {
     expect(second.stdout).toBe('0\n');
     expect(timed(['--version']).stdout).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version + '\n');
     // The installed copy loads its prebuild: no compiler was there (CC=/bin/false).
-    expect(JSON.parse(timed(['doctor', '--json']).stdout).backend).toEqual({ name: 'native', reason: null });
+    expect(JSON.parse(timed(['doctor', '--json']).stdout).backend).toEqual({
+      name: 'native',
+      reason: null,
+      addon: expect.stringMatching(/^prebuilds\/linux-x64\/claude-ps\.glibc\.node$/),
+    });
     console.log(`global install into a fresh prefix: ${installMs.toFixed(0)} ms; first run ${first.ms.toFixed(0)} ms, second ${second.ms.toFixed(0)} ms`);
   }, 180_000);
 });

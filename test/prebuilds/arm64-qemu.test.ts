@@ -61,7 +61,7 @@ if (node && 'reason' in node) missing.push(node.reason);
 interface Arm64Answer {
   arch: string;
   backend: { name: string; reason?: string };
-  probed: Array<{ pid: number; state: string; token?: string }>;
+  probed: Array<{ pid: number; state: string; token: string | null }>;
   records: Array<{ pid: number; verdict: string }>;
   skipped: unknown[];
 }
@@ -148,11 +148,11 @@ if (requireAll('the arm64 qemu suite', missing, notHere)) {
       expect(answer, 'the previous test ran').toBeDefined();
       const pids = answer.probed.map((p) => p.pid);
       const here = probe(pids);
-      expect(answer.probed).toEqual(here.map((p) => ({ pid: p.pid, state: p.state, ...(p.token === undefined ? {} : { token: p.token }) })));
+      expect(answer.probed).toEqual(here.map((p) => ({ pid: p.pid, state: p.state, token: p.token })));
       const byPid = new Map(answer.probed.map((p) => [p.pid, p]));
       expect(byPid.get(live.pid)).toEqual({ pid: live.pid, state: 'alive', token: procStartTicks(live.pid) });
       expect(byPid.get(zombie.zombiePid)?.state).toBe('zombie');
-      expect(byPid.get(reaped)).toEqual({ pid: reaped, state: 'gone' });
+      expect(byPid.get(reaped)).toEqual({ pid: reaped, state: 'gone', token: null });
     });
 
     it('reads a registry: alive, recycled, zombie and gone records, nothing skipped', () => {
@@ -174,7 +174,7 @@ if (requireAll('the arm64 qemu suite', missing, notHere)) {
         expect(run.status).toBe(0);
         const d = JSON.parse(run.stdout);
         expect(d).toMatchObject({ arch: 'arm64', backend: { name: 'native', reason: null, addon: PREBUILD } });
-        expect(d.verdicts).toEqual({ alive: 1, recycled: 1, zombie: 1, gone: 1 });
+        expect(d.verdicts).toEqual({ alive: 1, recycled: 1, zombie: 1, gone: 1, unverified: 0, foreign: 0 });
         const text = emulated([join('dist', 'cli.cjs'), 'doctor'], { CLAUDE_CONFIG_DIR: reg.configDir, NO_COLOR: '1' });
         expect(text.stdout).toContain(`backend    native (${PREBUILD})`);
       },
