@@ -62,7 +62,7 @@ const OWN_EXIT_CODES = new Set(['has-interactive', 'probe']);
 const EXIT_STATUS: Readonly<Record<string, string>> = {
   // Claude Code starts it on every render: any exit but 0 would only blank the line (docs/statusline.md).
   statusline:
-    'Exit status of a render: always 0, usage errors included; a problem is one line on stderr. ' +
+    'Exit status of a render: always 0, usage errors included; a problem is one line on stderr.\n' +
     '--install and --uninstall are not renders: 0 done, 1 refused (one line says why), 2 usage error.',
 };
 

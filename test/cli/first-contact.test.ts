@@ -252,10 +252,12 @@ describe.skipIf(!isRoot || !hasSetpriv)('candidates that cannot be read are said
 });
 
 describe('statusline --help tells the truth', () => {
-  it('says always exit 0 and lists no other exit code; a usage error exits 0 with one line', () => {
+  it('says a render always exits 0 and lists no other exit code for it; a usage error exits 0 with one line', () => {
     const help = runCli(cli, ['statusline', '--help']);
     expect(help.status).toBe(0);
-    expect(help.stdout).toContain('Exit status: always 0, usage errors included');
+    expect(help.stdout).toContain('Exit status of a render: always 0, usage errors included');
+    // --install and --uninstall are ordinary commands, and the help says so.
+    expect(help.stdout).toContain('--install and --uninstall are not renders: 0 done, 1 refused');
     expect(help.stdout).not.toMatch(/1 a runtime error|2 a usage error/);
     const bad = runCli(cli, ['statusline', '--no-such-option']);
     expect(bad).toMatchObject({ status: 0, stdout: '' });

@@ -136,14 +136,19 @@ describe('the --statusline-dir folder and the folders above it', () => {
       expect([
         `claude-ps watch: --statusline-dir: ${parent}, above ${dir}, may be written by others (mode 777, not sticky), who could replace ${dir}; chmod go-w it`,
         `claude-ps watch: --statusline-dir: ${dir} is not this user's; give it a folder of your own`,
+        // The watcher's lifetime check (lifetime.ts) then ends it: its folder is not the one it took.
+        `claude-ps watch: ending: ${dir} was replaced`,
       ]).toContain(line);
     }
     // Nothing of ours is in nobody's folder, and its file is as it planted it.
     expect(readdirSync(dir)).toEqual([String(a.pid)]);
     expect(lstatSync(planted).ino).toBe(before.ino);
     expect(readFileSync(planted, 'utf8')).toBe('\x1b]0;planted\x07');
-    w.child.kill('SIGTERM');
-    await new Promise((r) => w.child.once('exit', r));
+    if (w.child.exitCode === null && w.child.signalCode === null) {
+      const exited = new Promise((r) => w.child.once('exit', r));
+      w.child.kill('SIGTERM');
+      await exited;
+    }
     expect(existsSync(planted)).toBe(true);
   });
 });

@@ -48,12 +48,15 @@ const LINE_NAME = /^[1-9][0-9]*$/;
 const TEMP_NAME = /^\.[1-9][0-9]*\.[0-9a-f]{12}\.tmp$/;
 const isOurName = (n: string) => LINE_NAME.test(n) || TEMP_NAME.test(n) || INFO_TEMP.test(n) || n === INFO_FILE || n === AUTOSTART_STAMP || n === WATCHER_LOG;
 
-// Waits for EOF on stdin (the watcher's death, however it came), then removes the files. It holds the
-// folder's lock (descriptors 3 and up, inherited) until it exits, so nothing it removes is a successor's.
-// Ignores the signals a terminal or a service manager sends a group.
+// Enters DIR at once, while it is the folder the watcher took, and stays there: its working folder is
+// that folder whatever is later renamed onto the path, so a folder another user puts at DIR's path
+// (owned-folder.ts refuses to write there) is never cleaned. Waits for EOF on stdin (the watcher's
+// death, however it came), then removes the files. It holds the folder's lock (descriptors 3 and up,
+// inherited) until it exits, so nothing it removes is a successor's. Ignores the signals a terminal
+// or a service manager sends a group.
 const GUARDIAN = `trap '' INT TERM HUP
-while read -r _; do :; done
 cd -- "$1" 2>/dev/null || exit 0
+while read -r _; do :; done
 for f in [1-9]*; do case $f in *[!0-9]*) ;; *) rm -f -- "$f" ;; esac; done
 for f in .[1-9]*.tmp ${INFO_FILE}.*.tmp; do [ -f "$f" ] && rm -f -- "$f"; done
 rm -f -- ${INFO_FILE}`;
