@@ -127,7 +127,8 @@ describe.skipIf(!hasTmux)('top restores the terminal', () => {
     }
   });
 
-  it('on Ctrl-Z, until fg takes the view back', async () => {
+  // One retry: once in three full-suite runs the job-control shell did not come up in time under load.
+  it('on Ctrl-Z, until fg takes the view back', { retry: 1 }, async () => {
     const tmux = openTmux(80, 24);
     try {
       // A shell with job control, so that the stopped job can be resumed.
