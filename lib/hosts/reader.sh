@@ -141,11 +141,13 @@ alive() {
 
 # After the reads, as the local scan does: a session that wrote its file before the read is seen.
 listed=
+existing=
 for pid in $pids; do
   case " $listed " in *" $pid "*) continue ;; esac
   listed="$listed $pid"
   alive "$pid"
   first=$r
+  [ "$first" = 1 ] || existing="$existing $pid"
   stat=-
   again=-
   if [ "$first" != 1 ] && [ "$proc" = ours ]; then
@@ -163,7 +165,7 @@ if [ "$probe" = ps ]; then
   # One ps for the PIDs that exist (macOS ps fails the whole run for a PID above 99999), with its
   # exit status; its stderr only when the status is 1 (lib/proc/ps-output.ts: "none found" needs it empty).
   want=
-  for pid in $listed; do
+  for pid in $existing; do
     [ "$pid" -le 99999 ] 2>/dev/null && want="$want,$pid"
   done
   if [ -n "$want" ]; then
