@@ -22,10 +22,12 @@ import {
   HostsWatcher,
   Watcher,
   type HostRecord,
+  type HostScan,
+  type HostState,
   type HostStateEvent,
   type HostWatchEvent,
 } from '../../lib/index.js';
-import { procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
+import { procStartTicks, spawnSleep, until, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
 import { makeLab, sshdMissing, startRemoteSession, type Lab, type TestHost } from './sshd.js';
 
@@ -76,6 +78,52 @@ describe('the hosts option without ssh', () => {
       const error = await rejection(hasLiveInteractiveAsync(reg.sessions, { hosts: ['local'] }));
       expect(error.failed).toEqual([expect.objectContaining({ host: 'local', state: 'ok', interactive: undefined, detail: expect.stringMatching(/sessions/) })]);
     } finally {
+      await live.end();
+      reg.remove();
+    }
+  });
+});
+
+describe('HostsIncompleteError and HostsWatcher without ssh', () => {
+  it('a remote\'s hostile text never reaches the message as control or bidi characters', () => {
+    const scan = (host: string, state: HostState, detail?: string): HostScan => ({
+      host,
+      state,
+      detail,
+      measuredAt: undefined,
+      clockSkewS: undefined,
+      roundTripMs: 1,
+      records: [],
+      skipped: [],
+      interactive: undefined,
+    });
+    const hostile = 'line 1: it does not start; stderr: \x1b[2J\x1b]0;owned\x07\u202eevil\u2066\n';
+    const error = new HostsIncompleteError([scan('a', 'bad answer', hostile), scan('b', 'ok')], [scan('a', 'bad answer', hostile)], 'q');
+    expect(error.message).not.toMatch(/[\x00-\x1f\x7f-\x9f\u202e\u2066]/);
+    expect(error.message).toMatch(/^q: 1 of 2 hosts gave no complete answer: a: bad answer \(line 1/);
+    expect(error.failed[0]!.detail).toBe(hostile); // the data itself is kept, as readHosts gave it
+  });
+
+  it('a listener that throws costs no other listener its event and does not stop the watch', async () => {
+    const reg = makeRegistry();
+    const live = spawnSleep();
+    reg.write(live.pid, sessionRecord(live.pid, { procStart: procStartTicks(live.pid) }));
+    const w = watch(reg.configDir, { hosts: ['local'], interval: 50 });
+    try {
+      const errors: unknown[] = [];
+      const changes: string[] = [];
+      w.on('error', (e) => errors.push(e));
+      w.on('added', () => {
+        throw new Error('listener bug');
+      });
+      w.on('change', (e: HostWatchEvent) => changes.push(`${e.type}:${e.host}`));
+      await until(() => changes.length >= 1, 'added');
+      await live.end();
+      await until(() => changes.includes('died:local'), 'died');
+      expect(changes).toEqual(['added:local', 'died:local']);
+      expect(errors.map((e) => (e as Error).message)).toEqual(['listener bug']);
+    } finally {
+      w.close();
       await live.end();
       reg.remove();
     }
@@ -225,4 +273,23 @@ describe.skipIf(missing !== undefined)('the hosts option over ssh', () => {
     }
     expect(w.isClosed).toBe(true);
   }, 120_000);
+  it('watch({ hosts, initial: false }): a remote\'s records at the start are the view, not news', async () => {
+    const before = startRemoteSession(a);
+    const w = watch({ hosts: ['lib-a'], env, interval: 200, initial: false });
+    const events: HostWatchEvent[] = [];
+    w.on('change', (e: HostWatchEvent) => events.push(e));
+    let ok = false;
+    w.on('host', (e: HostStateEvent) => (ok ||= e.state === 'ok'));
+    try {
+      await until(() => ok, 'first answer', 20_000);
+      await until(() => w.records().length === 1, 'the view', 5_000);
+      const after = startRemoteSession(a);
+      await until(() => events.some((e) => e.type === 'added' && e.record.pid === after), 'added after the start', 20_000);
+      expect(events.filter((e) => e.type === 'added').map((e) => e.record.pid)).toEqual([after]);
+      expect(w.records().map((r) => r.pid).sort((x, y) => x - y)).toEqual([before, after].sort((x, y) => x - y));
+    } finally {
+      w.close();
+      a.run(`kill ${before}; rm -f $HOME/.claude/sessions/*.json`);
+    }
+  }, 60_000);
 });
