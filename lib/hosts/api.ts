@@ -83,39 +83,26 @@ function complete(scans: HostScan[], question: string): HostsScanResult {
   return { records: scans.flatMap((s) => s.records), skipped: scans.flatMap((s) => s.skipped), hosts: scans };
 }
 
-export function scanRegistry(configDirs?: ConfigDirs, options?: ReadOptions): ScanResult;
-export function scanRegistry(...args: Args): ScanResult {
-  const { configDirs, options } = argsOf(args);
-  refuseSync('scanRegistry', options);
-  return scanRegistryHere(configDirs, options);
+/** A synchronous read of this machine that refuses `hosts` (it cannot reach another machine). */
+function thisMachineOnly<R>(name: string, read: (configDirs?: ConfigDirs, options?: ReadOptions) => R) {
+  return (configDirs?: ConfigDirs, options?: ReadOptions): R => {
+    const args = argsOf([configDirs, options]);
+    refuseSync(name, args.options);
+    return read(args.configDirs, args.options);
+  };
 }
 
-export function readRecords(configDirs?: ConfigDirs, options?: ReadOptions): SessionRecord[];
-export function readRecords(...args: Args): SessionRecord[] {
-  const { configDirs, options } = argsOf(args);
-  refuseSync('readRecords', options);
-  return readRecordsHere(configDirs, options);
-}
+export const scanRegistry = thisMachineOnly('scanRegistry', scanRegistryHere);
+export const readRecords = thisMachineOnly('readRecords', readRecordsHere);
+export const liveRecords = thisMachineOnly('liveRecords', liveRecordsHere);
+export const liveInteractiveRecords = thisMachineOnly('liveInteractiveRecords', liveInteractiveRecordsHere);
+/** The local guard (docs/guard.md); over hosts, hasLiveInteractiveAsync. */
+export const hasLiveInteractive = thisMachineOnly('hasLiveInteractive', hasLiveInteractiveHere);
 
-export function liveRecords(configDirs?: ConfigDirs, options?: ReadOptions): SessionRecord[];
-export function liveRecords(...args: Args): SessionRecord[] {
+/** The records over hosts of a complete answer, `pick`ed; else the typed error. */
+async function overHosts<R>(args: Args, question: string, pick: (scan: HostsScanResult) => R): Promise<R> {
   const { configDirs, options } = argsOf(args);
-  refuseSync('liveRecords', options);
-  return liveRecordsHere(configDirs, options);
-}
-
-export function liveInteractiveRecords(configDirs?: ConfigDirs, options?: ReadOptions): SessionRecord[];
-export function liveInteractiveRecords(...args: Args): SessionRecord[] {
-  const { configDirs, options } = argsOf(args);
-  refuseSync('liveInteractiveRecords', options);
-  return liveInteractiveRecordsHere(configDirs, options);
-}
-
-export function hasLiveInteractive(configDirs?: ConfigDirs, options?: ReadOptions): boolean;
-export function hasLiveInteractive(...args: Args): boolean {
-  const { configDirs, options } = argsOf(args);
-  refuseSync('hasLiveInteractive', options);
-  return hasLiveInteractiveHere(configDirs, options);
+  return pick(complete(await scanHosts(configDirs, options!), question));
 }
 
 /** Every record and skip of every host; rejects with HostsIncompleteError if a host gave no complete answer. */
@@ -125,7 +112,7 @@ export async function scanRegistryAsync(configDirs?: ConfigDirs, options?: ReadO
 export async function scanRegistryAsync(...args: Args): Promise<ScanResult | HostsScanResult> {
   const { configDirs, options } = argsOf(args);
   if (!wantsHosts(options)) return scanRegistryAsyncHere(configDirs, options);
-  return complete(await scanHosts(configDirs, options!), 'scanRegistryAsync');
+  return overHosts(args, 'scanRegistryAsync', (scan) => scan);
 }
 
 export async function readRecordsAsync(options: HostsReadOptions): Promise<HostRecord[]>;
@@ -134,7 +121,7 @@ export async function readRecordsAsync(configDirs?: ConfigDirs, options?: ReadOp
 export async function readRecordsAsync(...args: Args): Promise<SessionRecord[] | HostRecord[]> {
   const { configDirs, options } = argsOf(args);
   if (!wantsHosts(options)) return readRecordsAsyncHere(configDirs, options);
-  return complete(await scanHosts(configDirs, options!), 'readRecordsAsync').records;
+  return overHosts(args, 'readRecordsAsync', (scan) => scan.records);
 }
 
 export async function liveRecordsAsync(options: HostsReadOptions): Promise<HostRecord[]>;
@@ -143,7 +130,7 @@ export async function liveRecordsAsync(configDirs?: ConfigDirs, options?: ReadOp
 export async function liveRecordsAsync(...args: Args): Promise<SessionRecord[] | HostRecord[]> {
   const { configDirs, options } = argsOf(args);
   if (!wantsHosts(options)) return liveRecordsAsyncHere(configDirs, options);
-  return complete(await scanHosts(configDirs, options!), 'liveRecordsAsync').records.filter((r) => r.live);
+  return overHosts(args, 'liveRecordsAsync', (scan) => scan.records.filter((r) => r.live));
 }
 
 export async function liveInteractiveRecordsAsync(options: HostsReadOptions): Promise<HostRecord[]>;
@@ -152,8 +139,7 @@ export async function liveInteractiveRecordsAsync(configDirs?: ConfigDirs, optio
 export async function liveInteractiveRecordsAsync(...args: Args): Promise<SessionRecord[] | HostRecord[]> {
   const { configDirs, options } = argsOf(args);
   if (!wantsHosts(options)) return liveInteractiveRecordsAsyncHere(configDirs, options);
-  const { records } = complete(await scanHosts(configDirs, options!), 'liveInteractiveRecordsAsync');
-  return records.filter((r) => r.live && r.interactive);
+  return overHosts(args, 'liveInteractiveRecordsAsync', (scan) => scan.records.filter((r) => r.live && r.interactive));
 }
 
 /**
