@@ -118,7 +118,7 @@ export async function hostsSection({ bins, workDir, quick, localConfigDir }) {
       '',
       `${HOSTS} OpenSSH servers on 127.0.0.1, each in its own PID namespace with ${SESSIONS_PER_HOST} live sessions ` +
         `(${counted} counted over all); each row a fresh process through \`bench/c/run.c\`, medians of interleaved rounds. ` +
-        'Wall time ranks: a remote read is mostly the wait for the other side (its CPU is not on this clock).',
+        'Wall time ranks: a remote read is mostly the wait for the other side, whose CPU is the last column.',
       '',
       table(
         ['one run', 'median wall time', 'wall vs local count', 'wall vs the slower single host', 'median CPU (this side)', 'mean CPU (the servers\' side)'],
