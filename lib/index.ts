@@ -6,15 +6,22 @@ export { recordedToken, classifyToken, compareTokens } from './proc/token.js';
 export type { TokenForm } from './proc/token.js';
 export { formatLstart, parseLstart } from './proc/lstart.js';
 export { defaultConfigDir, sessionsDir } from './registry/config.js';
-export { scanRegistry, scanRegistryAsync, readRecords, readRecordsAsync } from './registry/read/scan.js';
+// The read functions and watch with their `hosts` option (lib/hosts/api.ts): without it, the registry's own.
 export {
+  scanRegistry,
+  scanRegistryAsync,
+  readRecords,
+  readRecordsAsync,
   liveRecords,
   liveRecordsAsync,
   liveInteractiveRecords,
   liveInteractiveRecordsAsync,
   hasLiveInteractive,
   hasLiveInteractiveAsync,
-} from './registry/guards.js';
+} from './hosts/api.js';
+export type { HostsReadOptions, HostsScanResult } from './hosts/api.js';
+export { HostsIncompleteError, HOSTS_INCOMPLETE } from './hosts/incomplete.js';
+export type { HostOutcome } from './hosts/incomplete.js';
 export { RegistryUnreadableError, REGISTRY_UNREADABLE } from './registry/read/unreadable-folder.js';
 export { MisplacedConfigDirError, MISPLACED_CONFIG_DIR } from './registry/read/misplaced.js';
 export { verdict, isLive } from './registry/verdict.js';
@@ -34,7 +41,9 @@ export { pruneLegacy, pruneLegacyWithReport, legacyFiles } from './registry/prun
 export type { LegacyFile, LegacyPruneOptions, LegacyPruneReport } from './registry/prune/legacy.js';
 export { snapshot, writeSnapshot, SNAPSHOT_STRING_CAP } from './registry/snapshot.js';
 export type { Snapshot, SnapshotSession } from './registry/snapshot.js';
-export { watch, Watcher } from './registry/watch/watch.js';
+export { Watcher } from './registry/watch/watch.js';
+export { watch, HostsWatcher } from './hosts/watch-api.js';
+export type { HostsWatchOptions } from './hosts/watch-api.js';
 export type { WatchOptions } from './registry/watch/watch.js';
 export type { WatchEvent, WatchEventType } from './registry/watch/diff.js';
 export { readHosts, anyInteractive, LOCAL_HOST } from './hosts/read.js';

@@ -3,7 +3,8 @@
  * with the reader over ssh, all in parallel. Each host's answer says where and when it was measured,
  * and a host that gave none says why (docs/hosts.md); none is ever an empty registry on a guess.
  */
-import { hasLiveInteractiveIn } from '../registry/guards.js';
+import { hasLiveInteractiveIn, provenNo } from '../registry/guards.js';
+import { MisplacedConfigDirError } from '../registry/read/misplaced.js';
 import { scanRegistryAsync } from '../registry/read/scan.js';
 import { RegistryUnreadableError } from '../registry/read/unreadable-folder.js';
 import type { ConfigDirs, ReadOptions, SessionRecord, SkippedCandidate } from '../registry/types.js';
@@ -24,7 +25,10 @@ export interface HostScan {
   host: string;
   /** `ok`; `unreadable`: it answered, but a sessions folder could not be listed; else why no answer. */
   state: HostState;
-  /** Why, for every state but `ok` (untrusted text from the remote or ssh: print it with care). */
+  /**
+   * Why, for every state but `ok`, and for an `ok` whose guard answer is undefined (untrusted text
+   * from the remote or ssh: print it with care).
+   */
   detail: string | undefined;
   /** When the answer arrived (this machine's clock, ms since the epoch); undefined without one. */
   measuredAt: number | undefined;
@@ -58,19 +62,33 @@ async function readLocal(options: HostReadOptions): Promise<HostScan> {
   try {
     const scan = await scanRegistryAsync(options.configDirs, options);
     const measuredAt = Date.now();
+    const yes = hasLiveInteractiveIn(scan);
+    // The local guard's own rule before a "no": a sessions folder given as a config dir proves nothing.
+    const misplaced = yes ? undefined : misplacedDetail(options);
     return {
       ...base,
       state: 'ok',
-      detail: undefined,
+      detail: misplaced,
       measuredAt,
       roundTripMs: Math.round(performance.now() - started),
       records: tag(scan.records, LOCAL_HOST, measuredAt),
       skipped: scan.skipped.map((s) => ({ ...s, host: LOCAL_HOST })),
-      interactive: hasLiveInteractiveIn(scan),
+      interactive: yes ? true : misplaced === undefined ? false : undefined,
     };
   } catch (error) {
     if (!(error instanceof RegistryUnreadableError)) throw error;
     return { ...base, state: 'unreadable', detail: error.message, measuredAt: Date.now(), roundTripMs: 0, interactive: undefined };
+  }
+}
+
+/** Why this machine's "no" cannot stand (docs/guard.md), or undefined when it can. */
+function misplacedDetail(options: HostReadOptions): string | undefined {
+  try {
+    provenNo(options.configDirs, options);
+    return undefined;
+  } catch (error) {
+    if (error instanceof MisplacedConfigDirError || error instanceof RegistryUnreadableError) return error.message;
+    throw error;
   }
 }
 

@@ -5,8 +5,10 @@
  * mount namespace), and a session's PATH holds only a few tools: the remote has no Node at all.
  *
  * Each server reads a `mode` file per session: `normal` runs the command, `hang` sleeps, `garbage`
- * prints text that is no answer, `flood` an answer that never ends. Needs root (sshd, unshare) and
- * /usr/sbin/sshd; `sshdMissing()` says why not, for the one-line skip (CI=true fails instead).
+ * prints text that is no answer, `flood` an answer that never ends, `darwin` runs it as a macOS
+ * stand-in (injected answers, not a Mac): in a mount namespace of the session's own, an empty /proc,
+ * and `uname` and `ps` replaced by scripts answering from a table the test writes (`darwin()`).
+ * Needs root (sshd, unshare) and /usr/sbin/sshd; `sshdMissing()` says why not, for the one-line skip (CI=true fails instead).
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +17,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const SSHD = '/usr/sbin/sshd';
+/**
+ * bash, run by sshd, sources ~/.bashrc even for `ssh HOST cmd`: this machine's root rc file (pyenv
+ * init, twice) cost ~155 ms of CPU per session, ten times the reader. The remotes are clean machines:
+ * an empty rc file in their own mount namespace.
+ */
+const CLEAN_RC = '{ [ ! -f /root/.bashrc ] || mount --bind /dev/null /root/.bashrc; }';
 
 export function sshdMissing(): string | undefined {
   if (process.platform !== 'linux') return 'the sshd tests run on Linux';
@@ -46,7 +54,15 @@ async function accepts(port: number): Promise<boolean> {
   });
 }
 
-export type SessionMode = 'normal' | 'hang' | 'garbage' | 'flood';
+export type SessionMode = 'normal' | 'hang' | 'garbage' | 'flood' | 'darwin';
+
+/** One process as the fake macOS `ps` reports it: `ps -o pid=,stat=,lstart=` columns. */
+export interface DarwinProcess {
+  pid: number;
+  stat: string;
+  /** As macOS prints it under TZ=UTC, e.g. `Tue Dec  1 10:00:00 2026`. */
+  lstart: string;
+}
 
 export interface TestHost {
   /** The ssh alias for this server in `lab.sshConfig`; `<alias>-wrongkey` offers a key it refuses. */
@@ -56,6 +72,10 @@ export interface TestHost {
   home: string;
   sessionsDir: string;
   mode(mode: SessionMode): void;
+  /** Sessions from now on run as a macOS stand-in whose `ps` knows exactly these processes. */
+  darwin(table: readonly DarwinProcess[]): void;
+  /** Each run of the fake `ps` so far: its arguments and its TZ, one string each. */
+  psCalls(): string[];
   /** Runs a command on the remote (in its namespace), returns stdout; throws on failure. */
   run(command: string): string;
   /** The sshd listener's PID (ours: the child of the unshare the test started). */
@@ -132,6 +152,31 @@ export async function makeLab(): Promise<Lab> {
     keygen(join(own, 'hostkey'));
     const modeFile = join(own, 'mode');
     writeFileSync(modeFile, 'normal');
+    const fake = join(own, 'darwin');
+    mkdirSync(fake);
+    writeFileSync(join(fake, 'uname'), '#!/bin/sh\necho Darwin\n', { mode: 0o755 });
+    writeFileSync(join(fake, 'table'), '');
+    // macOS ps as docs/macos.md describes it: rows for the PIDs it knows (padded, trailing blanks),
+    // exit 1 with an empty stderr when it knows none, a PID above 99999 fails the whole run.
+    writeFileSync(
+      join(fake, 'ps'),
+      [
+        '#!/bin/sh',
+        `printf '%s TZ=%s\n' "$*" "\${TZ-}" >> ${fake}/calls`,
+        '[ "$1 $2 $3" = "-o pid=,stat=,lstart= -p" ] || { echo "fake ps: unexpected: $*" >&2; exit 2; }',
+        'found=1',
+        'IFS=,',
+        'for want in $4; do',
+        '  [ "$want" -le 99999 ] 2>/dev/null || { echo "ps: process id too large: $want" >&2; exit 1; }',
+        `  while IFS='|' read -r pid stat lstart; do`,
+        `    [ "$pid" = "$want" ] && { printf '%5s %-4s %s   \n' "$pid" "$stat" "$lstart"; found=0; }`,
+        `  done < ${fake}/table`,
+        'done',
+        'exit $found',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
     const session = join(own, 'session.sh');
     writeFileSync(
       session,
@@ -141,6 +186,11 @@ export async function makeLab(): Promise<Lab> {
         '  hang) exec sleep 60 ;;',
         "  garbage) printf 'HTTP/1.1 200 OK\\r\\n\\r\\n<html>welcome</html>\\n'; exit 0 ;;",
         "  flood) printf 'claude-ps-reader 1\\n'; exec yes 'file 1.json ok 7b7d' ;;",
+        // Once more as $0 inside the new namespace, where /proc is empty: then on to the command.
+        '  darwin)',
+        '    if [ -d /proc/self ]; then',
+        `      exec /usr/bin/unshare --mount /bin/sh -c 'mount -t tmpfs none /proc && mount --bind ${fake}/uname /usr/bin/uname && mount --bind ${fake}/ps /usr/bin/ps && exec "$0"' "$0"`,
+        '    fi ;;',
         'esac',
         `HOME=${home} PATH=${bin}`,
         'export HOME PATH',
@@ -180,7 +230,7 @@ export async function makeLab(): Promise<Lab> {
       // PID 1 of its own namespace: when it exits, the kernel ends every process of that namespace.
       child = spawn(
         'unshare',
-        ['--pid', '--fork', '--mount-proc', '--kill-child', 'sh', '-c', `mount --bind /dev/null ${node} && exec ${SSHD} -D -e -f ${config}`],
+        ['--pid', '--fork', '--mount-proc', '--kill-child', 'sh', '-c', `mount --bind /dev/null ${node} && ${CLEAN_RC} && exec ${SSHD} -D -e -f ${config}`],
         { stdio: ['ignore', 'ignore', 'pipe'] },
       );
       let stderr = '';
@@ -209,6 +259,17 @@ export async function makeLab(): Promise<Lab> {
       home,
       sessionsDir,
       mode: (mode) => writeFileSync(modeFile, mode),
+      darwin(table) {
+        writeFileSync(join(fake, 'table'), table.map((p) => `${p.pid}|${p.stat}|${p.lstart}\n`).join(''));
+        writeFileSync(modeFile, 'darwin');
+      },
+      psCalls() {
+        try {
+          return readFileSync(join(fake, 'calls'), 'utf8').split('\n').filter((l) => l !== '');
+        } catch {
+          return [];
+        }
+      },
       run(command) {
         const r = spawnSync('ssh', ['-F', sshConfig, '-o', 'BatchMode=yes', '-o', 'ControlMaster=no', alias, command], {
           encoding: 'utf8',
