@@ -139,7 +139,7 @@ export function autostartWatcher(request: AutostartRequest): AutostartOutcome {
   if (!claimStart(dir)) return { state: 'throttled' };
   const { node, script } = selfCommand();
   const configDirs = request.sessionsDirs.flatMap((s) => ['--config-dir', dirname(s)]);
-  const args = [script, 'watch', '--statusline-dir', dir, '--idle-exit', String(idleExit(request)), ...configDirs];
+  const args = [script, 'watch', '--statusline-dir', dir, '--idle-exit', String(idleExit(request)), '--until-logout', ...configDirs];
   const log = logFd(dir);
   try {
     const child = childProcess().spawn(node, args, {
