@@ -77,13 +77,16 @@ async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
   // After the line is out: this render is answered the slow way, the next ones by the line file.
   // Not for --format or --json: the watcher's files hold the default line, which such a caller never shows.
   if (self.records.length > 0 && ctx.flags.format === undefined && !ctx.json) {
-    const started = autostartWatcher({
+    const notify = ctx.flags.notify === true;
+    const started = await autostartWatcher({
       env: ctx.env,
       sessionsDirs: resolveSessionsDirs(ctx.configDirs, ctx.env),
       disabled: ctx.flags['no-autostart'] === true,
       idleExitSeconds: ctx.flags['idle-exit'] as number | undefined,
+      notify,
     });
     if (started.state === 'refused') say(started.problem);
+    if (started.state === 'started' && notify && !started.notifies) say('--notify: no desktop notifier here (notify-send with a desktop session, osascript); the watcher does not notify');
   }
 }
 
@@ -100,12 +103,12 @@ async function install(ctx: Parameters<Command['run']>[0]): Promise<number> {
   const claudePs = `${shellWord(node)} ${shellWord(script)}`;
   if (ctx.flags.snippet === true) {
     const { statusLineSetting } = await import('../statusline/snippet.js');
-    outJson(statusLineSetting(claudePs));
+    outJson(statusLineSetting(claudePs, { notify: ctx.flags.notify === true }));
     return 0;
   }
   try {
     const result = ctx.flags.install === true
-      ? installStatusLine(path, claudePs, ctx.flags.force === true)
+      ? installStatusLine(path, claudePs, ctx.flags.force === true, { notify: ctx.flags.notify === true })
       : uninstallStatusLine(path);
     if (ctx.json) outJson(result);
     else {
@@ -140,6 +143,10 @@ When it renders the default line for a session and no watcher keeps the default 
 --statusline-dir DIR --idle-exit S\`, detached), at most once per 5 s; the settings snippet of
 \`statusline --install\` then renders the line file. --no-autostart or CLAUDE_PS_NO_AUTOSTART=1 turn
 it off; --idle-exit S (or CLAUDE_PS_IDLE_EXIT) sets how long it stays with no live session.
+With --notify the watcher it starts is \`claude-ps notify --statusline-dir …\` instead: one process
+keeps the line files and sends a desktop notification when a session starts waiting (a running
+watcher is left as it is; \`doctor\` says whether it notifies). \`--install --notify\` puts --notify
+in the snippet.
 
 --format TEMPLATE (default {others}): the keys of \`summary --format\` (every session), plus
   {others.KEY}   the same counts for the other sessions only, e.g. {others.busy}, {others.summary}
@@ -158,6 +165,7 @@ it off; --idle-exit S (or CLAUDE_PS_IDLE_EXIT) sets how long it stays with no li
     snippet: { type: 'boolean', help: 'print the statusLine setting --install writes' },
     'no-autostart': { type: 'boolean', help: 'do not start the line-file watcher (also CLAUDE_PS_NO_AUTOSTART=1)' },
     'idle-exit': { type: 'integer', value: 'S', help: `an autostarted watcher ends after S s with no live session (default ${DEFAULT_IDLE_EXIT_S})` },
+    notify: { type: 'boolean', help: 'the autostarted watcher also sends desktop notifications (`notify`); with --install: in the snippet' },
   },
   async run(ctx) {
     if (ctx.flags.install === true || ctx.flags.uninstall === true || ctx.flags.snippet === true) return install(ctx);

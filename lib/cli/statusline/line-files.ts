@@ -42,7 +42,7 @@ import type { SessionRecord } from '../../registry/types.js';
 import { OwnedFolder } from './owned-folder.js';
 import { renderStatusline, type StatuslineTemplate } from './template.js';
 import { viewsOver } from './view.js';
-import { AUTOSTART_STAMP, INFO_FILE, INFO_TEMP, readWatcherInfo, WATCHER_LOG, writeWatcherInfo } from './watcher-info.js';
+import { AUTOSTART_STAMP, INFO_FILE, INFO_TEMP, readWatcherInfo, WATCHER_LOG, writeWatcherInfo, type WatcherInfo } from './watcher-info.js';
 
 const LINE_NAME = /^[1-9][0-9]*$/;
 const TEMP_NAME = /^\.[1-9][0-9]*\.[0-9a-f]{12}\.tmp$/;
@@ -75,6 +75,8 @@ export interface LineFilesOptions {
   lockWaitMs?: number;
   /** The sessions folders watched, for `DIR/.watcher` (doctor and autostart read them). */
   sessionsDirs?: readonly string[];
+  /** What else `DIR/.watcher` says of this watcher (doctor and autostart read it). */
+  about?: Pick<WatcherInfo, 'notifies' | 'hosts'>;
 }
 
 export class LineFiles {
@@ -141,6 +143,7 @@ export class LineFiles {
       token: processStartToken(process.pid) ?? null,
       since: Date.now(),
       sessionsDirs: [...(options.sessionsDirs ?? [])],
+      ...options.about,
     });
   }
 

@@ -10,7 +10,7 @@ import { UsageError } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { splitCommandLine } from './command-line.js';
 import { ExecRunner } from './exec.js';
-import { LineFiles } from './line-files.js';
+import { LineFiles, type LineFilesOptions } from './line-files.js';
 import { DEFAULT_FORMAT, parseStatuslineTemplate } from './template.js';
 
 export const WATCH_OUTPUT_FLAGS = {
@@ -47,12 +47,14 @@ export async function openWatchOutputs(
   env: NodeJS.ProcessEnv,
   sessionsDirs: readonly string[],
   report: (line: string) => void,
+  about?: LineFilesOptions['about'],
 ): Promise<(watcher: EventEmitter) => WatchOutputs> {
   const { dir, template, command } = parseFlags(flags);
   const files =
     dir !== undefined && template !== undefined
       ? await LineFiles.open(dir, template, {
           sessionsDirs,
+          about,
           onError: (e) => report(`--statusline-dir: ${errorSentence(e)}`),
         })
       : undefined;

@@ -25,6 +25,10 @@ export interface WatcherInfo {
   since: number;
   /** The sessions folders it watches (absolute). */
   sessionsDirs: string[];
+  /** Whether it also sends desktop notifications (`notify --statusline-dir`). */
+  notifies?: boolean;
+  /** The other hosts whose waiting sessions its lines name (`--host`), in the order given. */
+  hosts?: string[];
 }
 
 export function writeWatcherInfo(dir: string, info: WatcherInfo): void {
@@ -60,11 +64,14 @@ export function readWatcherInfo(dir: string): WatcherInfo | undefined {
     const v = JSON.parse(text) as Partial<WatcherInfo>;
     if (typeof v.pid !== 'number' || !Number.isSafeInteger(v.pid) || v.pid < 1) return undefined;
     const sessionsDirs = Array.isArray(v.sessionsDirs) ? v.sessionsDirs.filter((d): d is string => typeof d === 'string') : [];
+    const hosts = Array.isArray(v.hosts) ? v.hosts.filter((h): h is string => typeof h === 'string') : [];
     return {
       pid: v.pid,
       token: typeof v.token === 'string' ? v.token : null,
       since: typeof v.since === 'number' && Number.isFinite(v.since) ? v.since : 0,
       sessionsDirs,
+      notifies: v.notifies === true,
+      hosts,
     };
   } catch {
     return undefined;
