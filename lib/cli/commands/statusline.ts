@@ -13,6 +13,8 @@ import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
 import { err, out, outJson } from '../output.js';
 import { autostartWatcher, DEFAULT_IDLE_EXIT_S } from '../statusline/autostart.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
+import type { HostPart } from '../statusline/hosts-line.js';
 import { findSelf } from '../statusline/self.js';
 import { readStdinDocument } from '../statusline/stdin.js';
 import { DEFAULT_FORMAT, parseStatuslineTemplate, renderStatusline } from '../statusline/template.js';
@@ -39,9 +41,25 @@ function unlistable(ctx: Parameters<Command['run']>[0]): string | undefined {
   return undefined;
 }
 
+/** The statusline's own wait for other hosts (`--host`): a render must not hang on one. */
+const HOST_TIMEOUT_S = 3;
+
+/** `--host NAME…`: the other hosts' parts, read over ssh while this machine's registry is scanned. */
+async function readOtherHosts(ctx: Parameters<Command['run']>[0]): Promise<{ remotes: string[]; parts: () => Promise<HostPart[]> }> {
+  const { requestedHosts } = await import('../hosts/options.js');
+  const { readHosts, LOCAL_HOST } = await import('../../hosts/read.js');
+  const { hostPart } = await import('../statusline/hosts-line.js');
+  const remotes = (requestedHosts(ctx) ?? []).filter((h) => h !== LOCAL_HOST);
+  const seconds = (ctx.flags['host-timeout'] as number | undefined) ?? HOST_TIMEOUT_S;
+  if (seconds < 1) throw new UsageError('--host-timeout: at least 1 second');
+  const reading = remotes.length > 0 ? readHosts(remotes, { env: ctx.env, timeoutMs: seconds * 1000 }) : Promise.resolve([]);
+  return { remotes, parts: async () => (await reading).map((s) => hostPart(s.host, s.state, s.records)) };
+}
+
 async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
   const template = parseStatuslineTemplate(typeof ctx.flags.format === 'string' ? ctx.flags.format : DEFAULT_FORMAT);
   const problems: string[] = [];
+  const others = wantsHosts(ctx.flags) ? await readOtherHosts(ctx) : undefined;
   const scan = scanRegistry(ctx.configDirs, { env: ctx.env });
   const { records } = scan;
   const unreadable = records.length === 0 ? unlistable(ctx) : undefined;
@@ -59,7 +77,7 @@ async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
     self = findSelf(records, ctx.env, typeof sessionId === 'string' ? sessionId : undefined);
   }
   if (self.problem) problems.push(self.problem);
-  const view = viewFor(records, self.records);
+  const view = viewFor(records, self.records, others ? await others.parts() : []);
   const text = renderStatusline(template, view);
   if (problems.length > 0) say(problems.join('; '));
   if (ctx.json) {
@@ -70,6 +88,7 @@ async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
       all: view.all,
       others: view.others,
       waiters: view.waiters,
+      hosts: view.hosts,
       skipped: skipsJson(scan.skipped),
     };
     outJson(json);
@@ -84,9 +103,13 @@ async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
       disabled: ctx.flags['no-autostart'] === true,
       idleExitSeconds: ctx.flags['idle-exit'] as number | undefined,
       notify,
+      hosts: others?.remotes,
+      hostTimeoutSeconds: ctx.flags['host-timeout'] as number | undefined,
     });
     if (started.state === 'refused') say(started.problem);
-    if (started.state === 'started' && notify && !started.notifies) say('--notify: no desktop notifier here (notify-send with a desktop session, osascript); the watcher does not notify');
+    if (started.state === 'started' && notify && !started.notifies) {
+      say(others?.remotes.length ? '--notify: not with --host (notify reads this machine only); the watcher does not notify' : '--notify: no desktop notifier here (notify-send with a desktop session, osascript); the watcher does not notify');
+    }
   }
 }
 
@@ -151,12 +174,18 @@ in the snippet.
 --format TEMPLATE (default {others}): the keys of \`summary --format\` (every session), plus
   {others.KEY}   the same counts for the other sessions only, e.g. {others.busy}, {others.summary}
   {others}       the default line          {waiters}   the waiting others: "api-3f (permission prompt)"
+  {hosts}        other hosts (--host): "box2: ⏳ web-1 (permission prompt)", "box3: unreachable"
   {self.status} {self.waitingFor} {self.name}   this session's own record ('' when unknown)
   {key:TEXT} prints TEXT with # replaced by the value, only when it is not 0 or ''.
   e.g. --format '{others.waiting:⏳#}{others.busy: ⚡#}{self.status: (#)}'
 
+--host NAME (repeatable; --all-hosts: the hosts file) adds the other hosts to the line: each one's
+waiting sessions, or why it could not be read ("box2: unreachable"; never "none waiting" on a
+guess), read over ssh within --host-timeout (default ${HOST_TIMEOUT_S} s here); the watcher it starts
+gets the same list. A running watcher is used as it is, whatever hosts it serves (see \`doctor\`).
+
 --json prints {"text", "self": {"by", "pid", "sessionId", "status"}, "all": COUNTS, "others": COUNTS,
-"waiters": [{"pid", "label", "waitingFor"}], "skipped": [{"path", "pid", "reason", "error"}...]}.`,
+"waiters": [{"pid", "label", "waitingFor"}], "hosts": [{"host", "state", "waiters"}], "skipped": [{"path", "pid", "reason", "error"}...]}.`,
   flags: {
     format: { type: 'string', short: 'f', value: 'TEMPLATE', help: 'template for the line (see above)' },
     install: { type: 'boolean', help: 'write the statusLine snippet into the config dir\'s settings.json' },
@@ -165,6 +194,7 @@ in the snippet.
     snippet: { type: 'boolean', help: 'print the statusLine setting --install writes' },
     'no-autostart': { type: 'boolean', help: 'do not start the line-file watcher (also CLAUDE_PS_NO_AUTOSTART=1)' },
     'idle-exit': { type: 'integer', value: 'S', help: `an autostarted watcher ends after S s with no live session (default ${DEFAULT_IDLE_EXIT_S})` },
+    ...HOST_FLAGS,
     notify: { type: 'boolean', help: 'the autostarted watcher also sends desktop notifications (`notify`); with --install: in the snippet' },
   },
   async run(ctx) {

@@ -48,6 +48,10 @@ export interface AutostartRequest {
   idleExitSeconds?: number;
   /** `statusline --notify`: the watcher is `claude-ps notify`, so one process serves both. */
   notify?: boolean;
+  /** `statusline --host NAME…` (other hosts only): the watcher is started with the same list. */
+  hosts?: readonly string[];
+  /** `--host-timeout S`, passed on with the hosts. */
+  hostTimeoutSeconds?: number;
 }
 
 /**
@@ -167,9 +171,12 @@ export async function autostartWatcher(request: AutostartRequest): Promise<Autos
   if (!claimStart(dir)) return { state: 'throttled' };
   const { node, script } = selfCommand();
   const configDirs = request.sessionsDirs.flatMap((s) => ['--config-dir', dirname(s)]);
-  const notifier = request.notify === true ? await desktopNotifier(request.env) : undefined;
+  // `notify` reads this machine only: with other hosts, the line (the watcher's first duty) wins.
+  const notifier = request.notify === true && (request.hosts ?? []).length === 0 ? await desktopNotifier(request.env) : undefined;
   const command = notifier === undefined ? ['watch'] : ['notify', '--via', notifier];
-  const args = [script, ...command, '--statusline-dir', dir, '--idle-exit', String(idleExit(request)), '--until-logout', ...configDirs];
+  const hosts = (request.hosts ?? []).flatMap((h) => ['--host', h]);
+  if (hosts.length > 0 && request.hostTimeoutSeconds !== undefined) hosts.push('--host-timeout', String(request.hostTimeoutSeconds));
+  const args = [script, ...command, '--statusline-dir', dir, '--idle-exit', String(idleExit(request)), '--until-logout', ...hosts, ...configDirs];
   const log = logFd(dir);
   try {
     const child = childProcess().spawn(node, args, {

@@ -41,6 +41,7 @@ import { lockFolderWithin, type FolderLock } from '../../backend/folder-lock.js'
 import type { SessionRecord } from '../../registry/types.js';
 import { OwnedFolder } from './owned-folder.js';
 import { renderStatusline, type StatuslineTemplate } from './template.js';
+import type { HostPart } from './hosts-line.js';
 import { viewsOver } from './view.js';
 import { AUTOSTART_STAMP, INFO_FILE, INFO_TEMP, readWatcherInfo, WATCHER_LOG, writeWatcherInfo, type WatcherInfo } from './watcher-info.js';
 
@@ -87,6 +88,8 @@ export class LineFiles {
   private closed = false;
   private readonly seconds: boolean;
   private readonly onError: (error: unknown) => void;
+  /** Other hosts' parts, the same on every line (setHosts). */
+  private hosts: readonly HostPart[] = [];
 
   /**
    * Takes DIR (creating it, 0700): rejects when it is not this user's own, holds other files, or
@@ -162,6 +165,11 @@ export class LineFiles {
     }
   }
 
+  /** Other hosts' waiting sessions and states for every line, from the next update on. */
+  setHosts(parts: readonly HostPart[]): void {
+    this.hosts = parts;
+  }
+
   /** The guardian's PID (tests end it or watch it). */
   get guardianPid(): number | undefined {
     return this.guardian?.pid;
@@ -195,7 +203,7 @@ export class LineFiles {
       if (list) list.push(r);
       else selfOf.set(r.pid, [r]);
     }
-    const viewOf = viewsOver(records);
+    const viewOf = viewsOver(records, this.hosts);
     for (const [pid, own] of byPid) {
       const line = renderStatusline(this.template, viewOf(selfOf.get(pid) ?? []));
       const content = line === '' ? '' : line + '\n';
