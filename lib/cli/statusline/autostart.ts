@@ -8,10 +8,8 @@
  */
 import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { lazyBuiltin } from '../../runtime.js';
+import { spawnDetached } from './spawn-detached.js';
 import { AUTOSTART_STAMP, runningWatcher, WATCHER_LOG } from './watcher-info.js';
-
-const childProcess = lazyBuiltin<typeof import('node:child_process')>('node:child_process');
 
 /** Renders that find no watcher start one at most this often. */
 export const AUTOSTART_EVERY_MS = 5000;
@@ -179,15 +177,8 @@ export async function autostartWatcher(request: AutostartRequest): Promise<Autos
   const args = [script, ...command, '--statusline-dir', dir, '--idle-exit', String(idleExit(request)), '--until-logout', ...hosts, ...configDirs];
   const log = logFd(dir);
   try {
-    const child = childProcess().spawn(node, args, {
-      detached: true,
-      cwd: '/',
-      stdio: ['ignore', 'ignore', log],
-      env: watcherEnv(request.env),
-    });
-    child.on('error', () => {});
-    child.unref();
-    return { state: 'started', pid: child.pid, notifies: notifier !== undefined };
+    const pid = spawnDetached(node, args, { cwd: '/', stderr: log, env: watcherEnv(request.env) });
+    return { state: 'started', pid, notifies: notifier !== undefined };
   } finally {
     if (typeof log === 'number') closeSync(log);
   }
