@@ -195,6 +195,9 @@ gets the same list. A running watcher is used as it is, whatever hosts it serves
     'no-autostart': { type: 'boolean', help: 'do not start the line-file watcher (also CLAUDE_PS_NO_AUTOSTART=1)' },
     'idle-exit': { type: 'integer', value: 'S', help: `an autostarted watcher ends after S s with no live session (default ${DEFAULT_IDLE_EXIT_S})` },
     ...HOST_FLAGS,
+    // A render always exits 0: a host that gives no answer is said on the line, not by an exit code.
+    host: { ...HOST_FLAGS.host!, help: "also show NAME's waiting sessions, read over ssh (an alias or user@host), repeatable" },
+    'host-timeout': { ...HOST_FLAGS['host-timeout']!, help: `per host, the whole read over ssh (default ${HOST_TIMEOUT_S} here)` },
     notify: { type: 'boolean', help: 'the autostarted watcher also sends desktop notifications (`notify`); with --install: in the snippet' },
   },
   async run(ctx) {
