@@ -139,3 +139,29 @@ describe('watch --until-logout over a fake logind', () => {
     }
   });
 });
+
+describe('the macOS tie, with launchctl answers injected (nothing here runs launchd)', () => {
+  it('asks gui/<uid>, ends after "could not find domain", never on another failure, and is not tied when the start finds no GUI login', async () => {
+    const { tieToLogin } = await import('../../lib/cli/statusline/login.js');
+    const answers: Array<[number | null, string]> = [[0, ''], [1, 'Operation not permitted'], [null, ''], [0, ''], [113, 'Could not find domain for user gui: 501']];
+    const asked: number[] = [];
+    let ended: string | undefined;
+    const tie = tieToLogin(
+      { env: {}, platform: 'darwin', checkMs: 2, launchctl: (u, done) => (asked.push(u), setImmediate(() => done(...(answers.shift() ?? [0, ''])))) },
+      (why) => (ended = why),
+    );
+    cleanups.push(tie.stop);
+    await until(() => ended !== undefined, 'the tie to end');
+    expect(answers).toEqual([]); // every answer asked for, the failures kept it going
+    expect(asked.every((u) => u === uid)).toBe(true);
+    expect(ended).toBe("the user's login ended (launchd: no gui domain (logged out))");
+
+    let endedToo = false;
+    let calls = 0;
+    const loose = tieToLogin({ env: {}, platform: 'darwin', checkMs: 2, launchctl: (_u, done) => (calls++, done(113, 'Could not find domain')) }, () => (endedToo = true));
+    cleanups.push(loose.stop);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(calls).toBe(1); // asked once at the start, and not watched after
+    expect(endedToo).toBe(false);
+  });
+});

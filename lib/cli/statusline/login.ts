@@ -78,6 +78,15 @@ export interface LoginTieOptions {
   platform?: NodeJS.Platform;
   /** How often logind's file is read (ms, default 2000); launchctl is asked every 15 × this. */
   checkMs?: number;
+  /** macOS: runs `launchctl print gui/<uid>` and hands over its exit status and stderr (tests inject answers). */
+  launchctl?: (uid: number, done: (status: number | null, stderr: string) => void) => void;
+}
+
+function runLaunchctl(uid: number, done: (status: number | null, stderr: string) => void): void {
+  childProcess().execFile('/bin/launchctl', ['print', `gui/${uid}`], { timeout: 5000, maxBuffer: 1 << 20 }, (error, _stdout, stderr) => {
+    const code = (error as { code?: unknown } | null)?.code;
+    done(error === null ? 0 : typeof code === 'number' ? code : null, String(stderr));
+  });
 }
 
 /**
@@ -106,12 +115,8 @@ export function tieToLogin(options: LoginTieOptions, ended: (why: string) => voi
   if (platform === 'darwin') {
     let stopped = false;
     let timer: NodeJS.Timeout | undefined;
-    const ask = (then: (answer: LoginAnswer) => void) => {
-      childProcess().execFile('/bin/launchctl', ['print', `gui/${uid}`], { timeout: 5000, maxBuffer: 1 << 20 }, (error, _stdout, stderr) => {
-        const status = error === null ? 0 : typeof (error as { code?: unknown }).code === 'number' ? ((error as { code: number }).code) : null;
-        then(launchdAnswer(status, String(stderr)));
-      });
-    };
+    const launchctl = options.launchctl ?? runLaunchctl;
+    const ask = (then: (answer: LoginAnswer) => void) => launchctl(uid, (status, stderr) => then(launchdAnswer(status, stderr)));
     // The first answer decides whether to watch at all; until it comes, nothing ends.
     ask((first) => {
       if (stopped || first.login !== 'in') return;
