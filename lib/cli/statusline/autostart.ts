@@ -1,8 +1,9 @@
 /**
  * The watcher starts itself (docs/statusline.md, "The watcher starts itself"), as watchman, gpg-agent
  * and sccache do: a `claude-ps statusline` render that finds no watcher serving its sessions folders
- * starts an ordinary `claude-ps watch --statusline-dir DIR --idle-exit S` process, detached (its own
- * session, stdout to /dev/null, stderr to `DIR/.watcher.log`), and answers its own render the slow way.
+ * starts an ordinary `claude-ps watch --statusline-dir DIR --idle-exit S --until-logout` process
+ * (`notify …` with `--notify`, `--host …` with the render's hosts), detached (its own session, stdout
+ * to /dev/null, stderr to `DIR/.watcher.log`), and answers its own render the slow way.
  * At most once per few seconds however many renders race (an exclusive stamp file), and at most one
  * watcher per folder whatever happens (the folder's lock, taken by the watcher itself).
  */
