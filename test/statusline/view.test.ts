@@ -51,6 +51,7 @@ function plainView(records: readonly SessionRecord[], self: readonly SessionReco
       waitingFor: sanitise(r.waitingFor, 32),
     })),
     self: self.find((r) => r.live) ?? self[0],
+    hosts: [], // other hosts are passed in (hosts-line.test.ts), never derived from the records
   };
 }
 

@@ -14,6 +14,7 @@ import { chooseSender, VIAS, type Via } from '../notify/senders.js';
 import { NOTIFY_EVENTS, Transitions, type Notice, type NotifyEvent } from '../notify/transitions.js';
 import { err, jsonText, out } from '../output.js';
 import { findSelf } from '../statusline/self.js';
+import { checkLifetimeFlags, LIFETIME_FLAGS, startWatcherLifetime } from '../statusline/lifetime.js';
 import { openWatchOutputs, WATCH_OUTPUT_FLAGS } from '../statusline/watch-outputs.js';
 import { resolveSessionsDirs } from '../../registry/config.js';
 import { terminalOf } from '../terminal-of.js';
@@ -64,12 +65,15 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     'per-session': { type: 'integer', value: 'MS', help: `the same session's same event at most once per MS (default ${DEFAULT_PER_SESSION_MS})` },
     interval: { type: 'integer', value: 'MS', help: 'liveness re-probe period in ms (default 1000)' },
     ...WATCH_OUTPUT_FLAGS,
+    // The statusline's autostarted watcher can be this command (`statusline --notify`): it ends as that one does.
+    ...LIFETIME_FLAGS,
   },
   async run(ctx) {
     const wanted = parseOn(ctx.flags.on as string | undefined);
     const gap = (ctx.flags['rate-limit'] as number | undefined) ?? DEFAULT_GAP_MS;
     const perSession = (ctx.flags['per-session'] as number | undefined) ?? DEFAULT_PER_SESSION_MS;
     const options = { env: ctx.env, interval: intervalFlag(ctx.flags) };
+    checkLifetimeFlags(ctx.flags);
     const report = (line: string) => {
       try {
         err(`claude-ps notify: ${line}\n`);
@@ -82,7 +86,7 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     // initial `added` events --statusline-dir builds its view from are kept.
     let attachOutputs;
     try {
-      attachOutputs = await openWatchOutputs(ctx.flags, ctx.env, resolveSessionsDirs(ctx.configDirs, ctx.env), report);
+      attachOutputs = await openWatchOutputs(ctx.flags, ctx.env, resolveSessionsDirs(ctx.configDirs, ctx.env), report, { notifies: true });
     } catch (error) {
       sender.close();
       throw error;
@@ -153,13 +157,19 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     });
     watcher.on('error', (error: unknown) => report(error instanceof Error ? error.message : String(error)));
     return new Promise<number>((resolve) => {
+      let endLifetime = () => {};
       const stop = () => {
+        endLifetime();
         clearTimeout(timer);
         outputs.close();
         watcher.close();
         sender.close();
         resolve(0);
       };
+      endLifetime = startWatcherLifetime(ctx.flags, ctx.env, watcher, outputs.lineDir, report, (why) => {
+        report(`ending: ${why}`);
+        stop();
+      });
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
       process.once('SIGHUP', stop);

@@ -13,6 +13,8 @@ import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
 import { err, out, outJson } from '../output.js';
 import { autostartWatcher, DEFAULT_IDLE_EXIT_S } from '../statusline/autostart.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
+import type { HostPart } from '../statusline/hosts-line.js';
 import { findSelf } from '../statusline/self.js';
 import { readStdinDocument } from '../statusline/stdin.js';
 import { DEFAULT_FORMAT, parseStatuslineTemplate, renderStatusline } from '../statusline/template.js';
@@ -39,9 +41,25 @@ function unlistable(ctx: Parameters<Command['run']>[0]): string | undefined {
   return undefined;
 }
 
+/** The statusline's own wait for other hosts (`--host`): a render must not hang on one. */
+const HOST_TIMEOUT_S = 3;
+
+/** `--host NAME…`: the other hosts' parts, read over ssh while this machine's registry is scanned. */
+async function readOtherHosts(ctx: Parameters<Command['run']>[0]): Promise<{ remotes: string[]; parts: () => Promise<HostPart[]> }> {
+  const { requestedHosts } = await import('../hosts/options.js');
+  const { readHosts, LOCAL_HOST } = await import('../../hosts/read.js');
+  const { hostPart } = await import('../statusline/hosts-line.js');
+  const remotes = (requestedHosts(ctx) ?? []).filter((h) => h !== LOCAL_HOST);
+  const seconds = (ctx.flags['host-timeout'] as number | undefined) ?? HOST_TIMEOUT_S;
+  if (seconds < 1) throw new UsageError('--host-timeout: at least 1 second');
+  const reading = remotes.length > 0 ? readHosts(remotes, { env: ctx.env, timeoutMs: seconds * 1000 }) : Promise.resolve([]);
+  return { remotes, parts: async () => (await reading).map((s) => hostPart(s.host, s.state, s.records)) };
+}
+
 async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
   const template = parseStatuslineTemplate(typeof ctx.flags.format === 'string' ? ctx.flags.format : DEFAULT_FORMAT);
   const problems: string[] = [];
+  const others = wantsHosts(ctx.flags) ? await readOtherHosts(ctx) : undefined;
   const scan = scanRegistry(ctx.configDirs, { env: ctx.env });
   const { records } = scan;
   const unreadable = records.length === 0 ? unlistable(ctx) : undefined;
@@ -59,7 +77,7 @@ async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
     self = findSelf(records, ctx.env, typeof sessionId === 'string' ? sessionId : undefined);
   }
   if (self.problem) problems.push(self.problem);
-  const view = viewFor(records, self.records);
+  const view = viewFor(records, self.records, others ? await others.parts() : []);
   const text = renderStatusline(template, view);
   if (problems.length > 0) say(problems.join('; '));
   if (ctx.json) {
@@ -70,6 +88,7 @@ async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
       all: view.all,
       others: view.others,
       waiters: view.waiters,
+      hosts: view.hosts,
       skipped: skipsJson(scan.skipped),
     };
     outJson(json);
@@ -77,13 +96,20 @@ async function render(ctx: Parameters<Command['run']>[0]): Promise<void> {
   // After the line is out: this render is answered the slow way, the next ones by the line file.
   // Not for --format or --json: the watcher's files hold the default line, which such a caller never shows.
   if (self.records.length > 0 && ctx.flags.format === undefined && !ctx.json) {
-    const started = autostartWatcher({
+    const notify = ctx.flags.notify === true;
+    const started = await autostartWatcher({
       env: ctx.env,
       sessionsDirs: resolveSessionsDirs(ctx.configDirs, ctx.env),
       disabled: ctx.flags['no-autostart'] === true,
       idleExitSeconds: ctx.flags['idle-exit'] as number | undefined,
+      notify,
+      hosts: others?.remotes,
+      hostTimeoutSeconds: ctx.flags['host-timeout'] as number | undefined,
     });
     if (started.state === 'refused') say(started.problem);
+    if (started.state === 'started' && notify && !started.notifies) {
+      say(others?.remotes.length ? '--notify: not with --host (notify reads this machine only); the watcher does not notify' : '--notify: no desktop notifier here (notify-send with a desktop session, osascript); the watcher does not notify');
+    }
   }
 }
 
@@ -100,12 +126,12 @@ async function install(ctx: Parameters<Command['run']>[0]): Promise<number> {
   const claudePs = `${shellWord(node)} ${shellWord(script)}`;
   if (ctx.flags.snippet === true) {
     const { statusLineSetting } = await import('../statusline/snippet.js');
-    outJson(statusLineSetting(claudePs));
+    outJson(statusLineSetting(claudePs, { notify: ctx.flags.notify === true }));
     return 0;
   }
   try {
     const result = ctx.flags.install === true
-      ? installStatusLine(path, claudePs, ctx.flags.force === true)
+      ? installStatusLine(path, claudePs, ctx.flags.force === true, { notify: ctx.flags.notify === true })
       : uninstallStatusLine(path);
     if (ctx.json) outJson(result);
     else {
@@ -140,16 +166,26 @@ When it renders the default line for a session and no watcher keeps the default 
 --statusline-dir DIR --idle-exit S\`, detached), at most once per 5 s; the settings snippet of
 \`statusline --install\` then renders the line file. --no-autostart or CLAUDE_PS_NO_AUTOSTART=1 turn
 it off; --idle-exit S (or CLAUDE_PS_IDLE_EXIT) sets how long it stays with no live session.
+With --notify the watcher it starts is \`claude-ps notify --statusline-dir …\` instead: one process
+keeps the line files and sends a desktop notification when a session starts waiting (a running
+watcher is left as it is; \`doctor\` says whether it notifies). \`--install --notify\` puts --notify
+in the snippet.
 
 --format TEMPLATE (default {others}): the keys of \`summary --format\` (every session), plus
   {others.KEY}   the same counts for the other sessions only, e.g. {others.busy}, {others.summary}
   {others}       the default line          {waiters}   the waiting others: "api-3f (permission prompt)"
+  {hosts}        other hosts (--host): "box2: ⏳ web-1 (permission prompt)", "box3: unreachable"
   {self.status} {self.waitingFor} {self.name}   this session's own record ('' when unknown)
   {key:TEXT} prints TEXT with # replaced by the value, only when it is not 0 or ''.
   e.g. --format '{others.waiting:⏳#}{others.busy: ⚡#}{self.status: (#)}'
 
+--host NAME (repeatable; --all-hosts: the hosts file) adds the other hosts to the line: each one's
+waiting sessions, or why it could not be read ("box2: unreachable"; never "none waiting" on a
+guess), read over ssh within --host-timeout (default ${HOST_TIMEOUT_S} s here); the watcher it starts
+gets the same list. A running watcher is used as it is, whatever hosts it serves (see \`doctor\`).
+
 --json prints {"text", "self": {"by", "pid", "sessionId", "status"}, "all": COUNTS, "others": COUNTS,
-"waiters": [{"pid", "label", "waitingFor"}], "skipped": [{"path", "pid", "reason", "error"}...]}.`,
+"waiters": [{"pid", "label", "waitingFor"}], "hosts": [{"host", "state", "waiters"}], "skipped": [{"path", "pid", "reason", "error"}...]}.`,
   flags: {
     format: { type: 'string', short: 'f', value: 'TEMPLATE', help: 'template for the line (see above)' },
     install: { type: 'boolean', help: 'write the statusLine snippet into the config dir\'s settings.json' },
@@ -158,6 +194,11 @@ it off; --idle-exit S (or CLAUDE_PS_IDLE_EXIT) sets how long it stays with no li
     snippet: { type: 'boolean', help: 'print the statusLine setting --install writes' },
     'no-autostart': { type: 'boolean', help: 'do not start the line-file watcher (also CLAUDE_PS_NO_AUTOSTART=1)' },
     'idle-exit': { type: 'integer', value: 'S', help: `an autostarted watcher ends after S s with no live session (default ${DEFAULT_IDLE_EXIT_S})` },
+    ...HOST_FLAGS,
+    // A render always exits 0: a host that gives no answer is said on the line, not by an exit code.
+    host: { ...HOST_FLAGS.host!, help: "also show NAME's waiting sessions, read over ssh (an alias or user@host), repeatable" },
+    'host-timeout': { ...HOST_FLAGS['host-timeout']!, help: `per host, the whole read over ssh (default ${HOST_TIMEOUT_S} here)` },
+    notify: { type: 'boolean', help: 'the autostarted watcher also sends desktop notifications (`notify`); with --install: in the snippet' },
   },
   async run(ctx) {
     if (ctx.flags.install === true || ctx.flags.uninstall === true || ctx.flags.snippet === true) return install(ctx);

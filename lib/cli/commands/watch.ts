@@ -9,7 +9,7 @@ import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { err, out, outJson } from '../output.js';
 import { recordJson } from '../records.js';
 import { resolveSessionsDirs } from '../../registry/config.js';
-import { startLifetime } from '../statusline/lifetime.js';
+import { checkLifetimeFlags, LIFETIME_FLAGS, startWatcherLifetime } from '../statusline/lifetime.js';
 import { openWatchOutputs, WATCH_OUTPUT_FLAGS } from '../statusline/watch-outputs.js';
 
 export const watch: Command = {
@@ -29,13 +29,14 @@ Ends on SIGINT or SIGTERM with exit 0, or when the reader of its output goes awa
 --help\` for --format); --exec CMD runs CMD per event with CLAUDE_PS_EVENT, _PID, _NAME, _STATUS,
 _WAITING_FOR, _CWD … in its environment (docs/statusline.md). With --statusline-dir it ends by itself
 when DIR is removed (a login's runtime folder) and, with --idle-exit S, after S seconds with no
-live session.`,
+live session. --until-logout ends it when the user's login it started in ends (systemd-logind's
+state on Linux, launchd's gui domain on macOS; docs/statusline.md).`,
   flags: {
     interval: { type: 'integer', value: 'MS', help: 'liveness re-probe period in ms (default 1000)' },
     snapshot: { type: 'string', value: 'FILE', help: 'keep FILE up to date with a snapshot' },
     ...WATCH_OUTPUT_FLAGS,
     ...HOST_FLAGS,
-    'idle-exit': { type: 'integer', value: 'S', help: 'with --statusline-dir: end after S seconds with no live session' },
+    ...LIFETIME_FLAGS,
   },
   async run(ctx) {
     if (wantsHosts(ctx.flags)) return import('../hosts/watch.js').then((m) => m.watchOnHosts(ctx));
@@ -47,9 +48,7 @@ live session.`,
     } catch (error) {
       throw new UsageError((error as Error).message.replace(/^watch: options\.interval /, '--interval '));
     }
-    const idleSeconds = ctx.flags['idle-exit'] as number | undefined;
-    if (idleSeconds !== undefined && (idleSeconds < 1 || idleSeconds > 31_536_000)) throw new UsageError('--idle-exit must be 1 to 31536000 seconds');
-    if (idleSeconds !== undefined && ctx.flags['statusline-dir'] === undefined) throw new UsageError('--idle-exit needs --statusline-dir');
+    checkLifetimeFlags(ctx.flags);
     // A report must never end the watch (a closed stderr throws EBADF): its line files would go with it.
     const report = (line: string) => {
       try {
@@ -77,12 +76,10 @@ live session.`,
         watcher.close();
         resolve(0);
       };
-      if (outputs.lineDir !== undefined) {
-        endLifetime = startLifetime(watcher, { idleSeconds, dir: outputs.lineDir }, (why) => {
-          report(`ending: ${why}`);
-          stop();
-        });
-      }
+      endLifetime = startWatcherLifetime(ctx.flags, ctx.env, watcher, outputs.lineDir, report, (why) => {
+        report(`ending: ${why}`);
+        stop();
+      });
       process.once('SIGINT', stop);
       process.once('SIGTERM', stop);
       // Noticed at once, not at the next write, which on a quiet registry may be hours away

@@ -1,17 +1,16 @@
 /**
  * The watcher starts itself (docs/statusline.md, "The watcher starts itself"), as watchman, gpg-agent
  * and sccache do: a `claude-ps statusline` render that finds no watcher serving its sessions folders
- * starts an ordinary `claude-ps watch --statusline-dir DIR --idle-exit S` process, detached (its own
- * session, stdout to /dev/null, stderr to `DIR/.watcher.log`), and answers its own render the slow way.
+ * starts an ordinary `claude-ps watch --statusline-dir DIR --idle-exit S --until-logout` process
+ * (`notify …` with `--notify`, `--host …` with the render's hosts), detached (its own session, stdout
+ * to /dev/null, stderr to `DIR/.watcher.log`), and answers its own render the slow way.
  * At most once per few seconds however many renders race (an exclusive stamp file), and at most one
  * watcher per folder whatever happens (the folder's lock, taken by the watcher itself).
  */
 import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { lazyBuiltin } from '../../runtime.js';
+import { spawnDetached } from './spawn-detached.js';
 import { AUTOSTART_STAMP, runningWatcher, WATCHER_LOG } from './watcher-info.js';
-
-const childProcess = lazyBuiltin<typeof import('node:child_process')>('node:child_process');
 
 /** Renders that find no watcher start one at most this often. */
 export const AUTOSTART_EVERY_MS = 5000;
@@ -34,7 +33,7 @@ export function defaultLineDir(env: NodeJS.ProcessEnv): string {
 export type AutostartOutcome =
   | { state: 'disabled' }
   | { state: 'running'; pid: number }
-  | { state: 'started'; pid: number | undefined }
+  | { state: 'started'; pid: number | undefined; notifies: boolean }
   | { state: 'throttled' }
   | { state: 'refused'; problem: string };
 
@@ -46,6 +45,38 @@ export interface AutostartRequest {
   disabled?: boolean;
   /** `--idle-exit S`, else CLAUDE_PS_IDLE_EXIT, else DEFAULT_IDLE_EXIT_S. */
   idleExitSeconds?: number;
+  /** `statusline --notify`: the watcher is `claude-ps notify`, so one process serves both. */
+  notify?: boolean;
+  /** `statusline --host NAME…` (other hosts only): the watcher is started with the same list. */
+  hosts?: readonly string[];
+  /** `--host-timeout S`, passed on with the hosts. */
+  hostTimeoutSeconds?: number;
+}
+
+/**
+ * The desktop notifier a detached watcher can use (notify-send with a desktop session, osascript),
+ * chosen by notify's own rule; undefined when that rule picks a terminal escape (a detached process
+ * has no terminal) or finds nothing. Loaded only when a watcher is being started.
+ */
+async function desktopNotifier(env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  const { chooseSender } = await import('../notify/senders.js');
+  try {
+    const sender = chooseSender(undefined, env, () => {});
+    sender.close();
+    return sender.name === 'notify-send' || sender.name === 'osascript' ? sender.name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The watcher's environment: the render's, without what names the render's own session. A notifying
+ * watcher would otherwise take that session for its own and never announce it; and no line of any
+ * session depends on which one happened to start the watcher.
+ */
+function watcherEnv(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const { CLAUDE_PID: _pid, CLAUDE_CODE_SESSION_ID: _session, ...rest } = env;
+  return rest;
 }
 
 export function autostartDisabled(env: NodeJS.ProcessEnv, flag: boolean | undefined): boolean {
@@ -123,7 +154,7 @@ export function selfCommand(): { node: string; script: string } {
 }
 
 /** Starts the watcher when none serves `request.sessionsDirs` and no render started one just now. */
-export function autostartWatcher(request: AutostartRequest): AutostartOutcome {
+export async function autostartWatcher(request: AutostartRequest): Promise<AutostartOutcome> {
   if (autostartDisabled(request.env, request.disabled)) return { state: 'disabled' };
   // Line files need the POSIX guardian shell and a kernel-released folder lock: none on Windows, whose
   // statusline renders the slow way (docs/windows.md).
@@ -139,18 +170,16 @@ export function autostartWatcher(request: AutostartRequest): AutostartOutcome {
   if (!claimStart(dir)) return { state: 'throttled' };
   const { node, script } = selfCommand();
   const configDirs = request.sessionsDirs.flatMap((s) => ['--config-dir', dirname(s)]);
-  const args = [script, 'watch', '--statusline-dir', dir, '--idle-exit', String(idleExit(request)), ...configDirs];
+  // `notify` reads this machine only: with other hosts, the line (the watcher's first duty) wins.
+  const notifier = request.notify === true && (request.hosts ?? []).length === 0 ? await desktopNotifier(request.env) : undefined;
+  const command = notifier === undefined ? ['watch'] : ['notify', '--via', notifier];
+  const hosts = (request.hosts ?? []).flatMap((h) => ['--host', h]);
+  if (hosts.length > 0 && request.hostTimeoutSeconds !== undefined) hosts.push('--host-timeout', String(request.hostTimeoutSeconds));
+  const args = [script, ...command, '--statusline-dir', dir, '--idle-exit', String(idleExit(request)), '--until-logout', ...hosts, ...configDirs];
   const log = logFd(dir);
   try {
-    const child = childProcess().spawn(node, args, {
-      detached: true,
-      cwd: '/',
-      stdio: ['ignore', 'ignore', log],
-      env: request.env,
-    });
-    child.on('error', () => {});
-    child.unref();
-    return { state: 'started', pid: child.pid };
+    const pid = spawnDetached(node, args, { cwd: '/', stderr: log, env: watcherEnv(request.env) });
+    return { state: 'started', pid, notifies: notifier !== undefined };
   } finally {
     if (typeof log === 'number') closeSync(log);
   }

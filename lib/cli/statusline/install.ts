@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, copyFileSync, lstatSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { isOurStatusLine, statusLineSetting } from './snippet.js';
+import { isOurStatusLine, statusLineSetting, type SnippetOptions } from './snippet.js';
 
 export const BACKUP_SUFFIX = '.claude-ps-backup';
 
@@ -67,9 +67,9 @@ export interface InstallResult {
   backup?: string;
 }
 
-export function installStatusLine(path: string, claudePs: string, force: boolean): InstallResult {
+export function installStatusLine(path: string, claudePs: string, force: boolean, options: SnippetOptions = {}): InstallResult {
   const { settings, mode } = readSettings(path);
-  const wanted = statusLineSetting(claudePs);
+  const wanted = statusLineSetting(claudePs, options);
   const current = settings.statusLine;
   if (JSON.stringify(current) === JSON.stringify(wanted)) return { path, action: 'unchanged' };
   if (current !== undefined && !isOurStatusLine(current) && !force) {

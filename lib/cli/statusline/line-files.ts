@@ -41,8 +41,9 @@ import { lockFolderWithin, type FolderLock } from '../../backend/folder-lock.js'
 import type { SessionRecord } from '../../registry/types.js';
 import { OwnedFolder } from './owned-folder.js';
 import { renderStatusline, type StatuslineTemplate } from './template.js';
+import type { HostPart } from './hosts-line.js';
 import { viewsOver } from './view.js';
-import { AUTOSTART_STAMP, INFO_FILE, INFO_TEMP, readWatcherInfo, WATCHER_LOG, writeWatcherInfo } from './watcher-info.js';
+import { AUTOSTART_STAMP, INFO_FILE, INFO_TEMP, readWatcherInfo, WATCHER_LOG, writeWatcherInfo, type WatcherInfo } from './watcher-info.js';
 
 const LINE_NAME = /^[1-9][0-9]*$/;
 const TEMP_NAME = /^\.[1-9][0-9]*\.[0-9a-f]{12}\.tmp$/;
@@ -75,6 +76,8 @@ export interface LineFilesOptions {
   lockWaitMs?: number;
   /** The sessions folders watched, for `DIR/.watcher` (doctor and autostart read them). */
   sessionsDirs?: readonly string[];
+  /** What else `DIR/.watcher` says of this watcher (doctor and autostart read it). */
+  about?: Pick<WatcherInfo, 'notifies' | 'hosts'>;
 }
 
 export class LineFiles {
@@ -85,6 +88,8 @@ export class LineFiles {
   private closed = false;
   private readonly seconds: boolean;
   private readonly onError: (error: unknown) => void;
+  /** Other hosts' parts, the same on every line (setHosts). */
+  private hosts: readonly HostPart[] = [];
 
   /**
    * Takes DIR (creating it, 0700): rejects when it is not this user's own, holds other files, or
@@ -141,6 +146,7 @@ export class LineFiles {
       token: processStartToken(process.pid) ?? null,
       since: Date.now(),
       sessionsDirs: [...(options.sessionsDirs ?? [])],
+      ...options.about,
     });
   }
 
@@ -157,6 +163,11 @@ export class LineFiles {
     } catch (error) {
       this.onError(error); // without it, only a clean stop and the -nt test protect the renderer
     }
+  }
+
+  /** Other hosts' waiting sessions and states for every line, from the next update on. */
+  setHosts(parts: readonly HostPart[]): void {
+    this.hosts = parts;
   }
 
   /** The guardian's PID (tests end it or watch it). */
@@ -192,7 +203,7 @@ export class LineFiles {
       if (list) list.push(r);
       else selfOf.set(r.pid, [r]);
     }
-    const viewOf = viewsOver(records);
+    const viewOf = viewsOver(records, this.hosts);
     for (const [pid, own] of byPid) {
       const line = renderStatusline(this.template, viewOf(selfOf.get(pid) ?? []));
       const content = line === '' ? '' : line + '\n';

@@ -4,10 +4,12 @@
  *   {others.busy} …, {others.summary}   the same for the other sessions only
  *   {others}        the default line: `⏳ api-3f (permission prompt) · 2 busy`, '' when none runs
  *   {waiters}       the waiting others: `api-3f (permission prompt), web-1`
+ *   {hosts}         other hosts (`--host`): `box2: ⏳ web-1 (permission prompt)`, `box3: unreachable`
  *   {self.status}, {self.waitingFor}, {self.name}   this session's own record ('' when unknown)
  * `{key:TEXT}` prints TEXT with each `#` replaced by the value, only when the value is not 0 or ''.
  */
 import { COUNT_KEYS, defaultSummary, parseTemplate, type Counts } from '../template.js';
+import { hostsText } from './hosts-line.js';
 import { sanitise, type StatuslineView } from './view.js';
 
 export const DEFAULT_FORMAT = '{others}';
@@ -20,6 +22,7 @@ export const STATUSLINE_KEYS: ReadonlySet<string> = new Set([
   'others.summary',
   'others',
   'waiters',
+  'hosts',
   ...SELF_KEYS,
 ]);
 
@@ -42,12 +45,15 @@ export function othersLine(view: StatuslineView): string {
   const unnamed = view.waiters.length - NAMED_WAITERS;
   if (unnamed > 0) bits.push(`+${unnamed} waiting`);
   for (const k of ORDER) if (view.others[k] > 0) bits.push(`${view.others[k]} ${k}`);
+  const hosts = hostsText(view.hosts);
+  if (hosts !== '') bits.push(hosts);
   return bits.join(' · ');
 }
 
 function value(key: string, view: StatuslineView): number | string {
   if (key === 'summary') return defaultSummary(view.all);
   if (key === 'others') return othersLine(view);
+  if (key === 'hosts') return hostsText(view.hosts);
   if (key === 'others.summary') return defaultSummary(view.others);
   if (key === 'waiters') return view.waiters.map((w) => w.label + (w.waitingFor ? ` (${w.waitingFor})` : '')).join(', ');
   if (key === 'self.status') return sanitise(view.self?.status, 16);

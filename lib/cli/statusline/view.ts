@@ -17,6 +17,16 @@ export interface Waiter {
   waitingFor: string;
 }
 
+/** Another host on the line (hosts-line.ts makes them). */
+export interface HostPart {
+  /** Sanitised: a name from the command line or the hosts file, made safe for a terminal. */
+  host: string;
+  /** `ok` (every folder listed), `pending` (no answer yet), or why not: unreachable, timeout, unreadable… */
+  state: string;
+  /** Its live waiting sessions, the longest-waiting first (for `unreadable`: those it could read). */
+  waiters: Waiter[];
+}
+
 export interface StatuslineView {
   /** Every record (self included), as `summary` counts them. */
   all: Counts;
@@ -26,6 +36,8 @@ export interface StatuslineView {
   waiters: Waiter[];
   /** This session's own record, when it was found. */
   self: SessionRecord | undefined;
+  /** Other hosts asked for (`--host`), with their waiting sessions or why they gave none (hosts-line.ts). */
+  hosts: readonly HostPart[];
 }
 
 // Bidirectional overrides, zero-width characters and line separators can reorder or hide what a
@@ -45,7 +57,7 @@ export function sanitise(value: string | undefined, max: number): string {
   return cut.length < text.length ? cut.replace(LONE_SURROGATE, '') : cut;
 }
 
-function waiterOf(r: SessionRecord): Waiter {
+export function waiterOf(r: SessionRecord): Waiter {
   const label = sanitise(r.name, 24) || sanitise(r.cwd === undefined ? undefined : basename(r.cwd), 24) || `pid ${r.pid}`;
   return { pid: r.pid, label, waitingFor: sanitise(r.waitingFor, 32) };
 }
@@ -58,7 +70,7 @@ const byWaitingSince = (a: SessionRecord, b: SessionRecord) =>
  * session: the counts and the waiters are made once, and each session's view subtracts its own
  * records, so N sessions cost O(N), not one pass over every record for each of them.
  */
-export function viewsOver(records: readonly SessionRecord[]): (self: readonly SessionRecord[]) => StatuslineView {
+export function viewsOver(records: readonly SessionRecord[], hosts: readonly HostPart[] = []): (self: readonly SessionRecord[]) => StatuslineView {
   const all = countRecords(records, false);
   const waiting = records.filter((r) => r.live && r.status === 'waiting').sort(byWaitingSince);
   const waiters = waiting.map(waiterOf);
@@ -75,11 +87,12 @@ export function viewsOver(records: readonly SessionRecord[]): (self: readonly Se
       others,
       waiters: selfWaits ? waiters.filter((_, i) => !mine.has(waiting[i]!)) : waiters,
       self: self.find((r) => r.live) ?? self[0],
+      hosts,
     };
   };
 }
 
 /** The view for a session whose own records are `self` (none: every session is an "other"). */
-export function viewFor(records: readonly SessionRecord[], self: readonly SessionRecord[]): StatuslineView {
-  return viewsOver(records)(self);
+export function viewFor(records: readonly SessionRecord[], self: readonly SessionRecord[], hosts: readonly HostPart[] = []): StatuslineView {
+  return viewsOver(records, hosts)(self);
 }

@@ -10,7 +10,8 @@ import { UsageError } from '../args.js';
 import type { ParsedArgs } from '../args.js';
 import { splitCommandLine } from './command-line.js';
 import { ExecRunner } from './exec.js';
-import { LineFiles } from './line-files.js';
+import type { HostPart } from './hosts-line.js';
+import { LineFiles, type LineFilesOptions } from './line-files.js';
 import { DEFAULT_FORMAT, parseStatuslineTemplate } from './template.js';
 
 export const WATCH_OUTPUT_FLAGS = {
@@ -23,6 +24,8 @@ export const WATCH_OUTPUT_FLAGS = {
 export interface WatchOutputs {
   /** The line-file folder as taken (its real path, device and inode), when there is one. */
   readonly lineDir: { path: string; dev: number; ino: number } | undefined;
+  /** Other hosts' parts for every line file (`watch --host … --statusline-dir`): the lines follow at once. */
+  setHosts(parts: readonly HostPart[]): void;
   close(): void;
 }
 
@@ -47,12 +50,14 @@ export async function openWatchOutputs(
   env: NodeJS.ProcessEnv,
   sessionsDirs: readonly string[],
   report: (line: string) => void,
+  about?: LineFilesOptions['about'],
 ): Promise<(watcher: EventEmitter) => WatchOutputs> {
   const { dir, template, command } = parseFlags(flags);
   const files =
     dir !== undefined && template !== undefined
       ? await LineFiles.open(dir, template, {
           sessionsDirs,
+          about,
           onError: (e) => report(`--statusline-dir: ${errorSentence(e)}`),
         })
       : undefined;
@@ -67,6 +72,7 @@ function startWatchOutputs(
   report: (line: string) => void,
 ): WatchOutputs {
   const closers: Array<() => void> = [];
+  let setHosts = (_parts: readonly HostPart[]) => {};
   if (files !== undefined) {
     const view = new Map<string, SessionRecord>();
     const touched = new Set<number>();
@@ -91,6 +97,13 @@ function startWatchOutputs(
       }
     };
     watcher.on('change', onChange);
+    setHosts = (parts) => {
+      files.setHosts(parts);
+      if (!scheduled) {
+        scheduled = true;
+        setImmediate(flush);
+      }
+    };
     // Whatever ends this process (a signal handled, its reader gone, an error), the files go with it.
     const onExit = () => files.close();
     process.once('exit', onExit);
@@ -111,6 +124,7 @@ function startWatchOutputs(
   }
   return {
     lineDir: files ? { path: files.dir, ...files.identity } : undefined,
+    setHosts: (parts) => setHosts(parts),
     close() {
       for (const close of closers.splice(0)) close();
     },

@@ -5,11 +5,15 @@
  * is still theirs, so no successor's file is ever removed. Read as untrusted: never followed,
  * blocked on, or read past 4 KiB.
  */
-import { randomBytes } from 'node:crypto';
 import { closeSync, constants, fstatSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DEAD_VERDICTS } from '../../registry/types.js';
 import { verdict } from '../../registry/verdict.js';
+import { lazyBuiltin } from '../../runtime.js';
+
+// Loaded by the watcher when it writes, never by a render that only reads: node:crypto (and the
+// streams it pulls in) is ~10 ms of a statusline render's ~60.
+const crypto = lazyBuiltin<typeof import('node:crypto')>('node:crypto');
 
 export const INFO_FILE = '.watcher';
 export const INFO_TEMP = /^\.watcher\.[0-9a-f]{12}\.tmp$/;
@@ -25,10 +29,14 @@ export interface WatcherInfo {
   since: number;
   /** The sessions folders it watches (absolute). */
   sessionsDirs: string[];
+  /** Whether it also sends desktop notifications (`notify --statusline-dir`). */
+  notifies?: boolean;
+  /** The other hosts whose waiting sessions its lines name (`--host`), in the order given. */
+  hosts?: string[];
 }
 
 export function writeWatcherInfo(dir: string, info: WatcherInfo): void {
-  const temp = join(dir, `${INFO_FILE}.${randomBytes(6).toString('hex')}.tmp`);
+  const temp = join(dir, `${INFO_FILE}.${crypto().randomBytes(6).toString('hex')}.tmp`);
   try {
     writeFileSync(temp, JSON.stringify(info) + '\n', { mode: 0o600, flag: 'wx' });
     renameSync(temp, join(dir, INFO_FILE));
@@ -60,11 +68,14 @@ export function readWatcherInfo(dir: string): WatcherInfo | undefined {
     const v = JSON.parse(text) as Partial<WatcherInfo>;
     if (typeof v.pid !== 'number' || !Number.isSafeInteger(v.pid) || v.pid < 1) return undefined;
     const sessionsDirs = Array.isArray(v.sessionsDirs) ? v.sessionsDirs.filter((d): d is string => typeof d === 'string') : [];
+    const hosts = Array.isArray(v.hosts) ? v.hosts.filter((h): h is string => typeof h === 'string') : [];
     return {
       pid: v.pid,
       token: typeof v.token === 'string' ? v.token : null,
       since: typeof v.since === 'number' && Number.isFinite(v.since) ? v.since : 0,
       sessionsDirs,
+      notifies: v.notifies === true,
+      hosts,
     };
   } catch {
     return undefined;

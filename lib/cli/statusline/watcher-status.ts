@@ -9,7 +9,7 @@ export interface WatcherStatus {
   /** The folder's lock: `held` by a watcher (or its guardian finishing), `free`, or `unknown` here. */
   lock: 'held' | 'free' | 'unknown';
   /** The watcher DIR/.watcher names, when it still runs. */
-  watcher: { pid: number; since: string; sessionsDirs: string[] } | null;
+  watcher: { pid: number; since: string; sessionsDirs: string[]; notifies: boolean; hosts: string[] } | null;
   autostart: boolean;
 }
 
@@ -20,7 +20,9 @@ export function watcherStatus(env: NodeJS.ProcessEnv): WatcherStatus {
   return {
     dir,
     lock,
-    watcher: info ? { pid: info.pid, since: new Date(info.since).toISOString(), sessionsDirs: info.sessionsDirs } : null,
+    watcher: info
+      ? { pid: info.pid, since: new Date(info.since).toISOString(), sessionsDirs: info.sessionsDirs, notifies: info.notifies === true, hosts: info.hosts ?? [] }
+      : null,
     autostart: !autostartDisabled(env, false),
   };
 }
@@ -28,7 +30,11 @@ export function watcherStatus(env: NodeJS.ProcessEnv): WatcherStatus {
 /** One line for a person. */
 export function describeWatcher(s: WatcherStatus): string {
   const auto = s.autostart ? 'autostart on' : 'autostart off (CLAUDE_PS_NO_AUTOSTART)';
-  if (s.watcher) return `running, pid ${s.watcher.pid} since ${s.watcher.since}, for ${printable(s.watcher.sessionsDirs.join(', ')) || '(unknown)'}; ${printable(s.dir)}; ${auto}`;
+  if (s.watcher) {
+    const notifies = s.watcher.notifies ? 'notifies' : 'does not notify';
+    const hosts = s.watcher.hosts.length > 0 ? `, with hosts ${printable(s.watcher.hosts.join(', '))}` : '';
+    return `running, pid ${s.watcher.pid} since ${s.watcher.since}, for ${printable(s.watcher.sessionsDirs.join(', ')) || '(unknown)'}${hosts}; ${notifies}; ${printable(s.dir)}; ${auto}`;
+  }
   const lock = s.lock === 'held' ? ' (its lock is held: a watcher is starting or its guardian is cleaning up)' : '';
   return `none${lock}; ${printable(s.dir)}; ${auto}`;
 }
