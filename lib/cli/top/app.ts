@@ -13,11 +13,10 @@ import type { SessionRecord } from '../../registry/types.js';
 import { countRecords } from '../commands/summary.js';
 import { printable } from '../format.js';
 import { err, type Paint } from '../output.js';
-import { sanitise } from '../statusline/view.js';
 import { jumpTo } from './jump.js';
 import { parseKeys, type Key } from './keys.js';
 import { renderFrame, scrollTo, type Mode } from './render.js';
-import { SORTS, topRows, type Row, type Sort } from './rows.js';
+import { cellText, SORTS, topRows, type Row, type Sort } from './rows.js';
 import { Terminal } from './terminal.js';
 
 export interface TopOptions {
@@ -58,7 +57,7 @@ export function runTop(options: TopOptions): Promise<number> {
   let asked = false;
 
   const say = (text: string) => {
-    message = sanitise(text, 300);
+    message = cellText(text, 300);
     messageAt = Date.now();
   };
 
@@ -101,6 +100,22 @@ export function runTop(options: TopOptions): Promise<number> {
     }
   };
 
+  let jumping = false;
+  const jump = () => {
+    const row = rows.find((r) => r.key === selectedKey);
+    if (!row) return say('no session selected');
+    if (jumping) return say('a jump is still under way');
+    jumping = true;
+    say(`jumping to pid ${row.pid}…`);
+    // Asynchronous and bounded (jump.ts): a hung tmux costs a footer line, never the view.
+    void jumpTo(row.record, env)
+      .then(say, (error: unknown) => say(`jump failed: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => {
+        jumping = false;
+        redraw();
+      });
+  };
+
   return new Promise<number>((resolve, reject) => {
     let done = false;
     const page = () => Math.max(1, term.size.height - 4);
@@ -118,7 +133,7 @@ export function runTop(options: TopOptions): Promise<number> {
         if (key.name === 'enter') mode = 'normal';
         else if (key.name === 'escape') [filter, mode] = ['', 'normal'];
         else if (key.name === 'backspace') filter = Array.from(filter).slice(0, -1).join('');
-        else if (key.name === 'char' && filter.length < FILTER_MAX) filter += sanitise(key.char, 2);
+        else if (key.name === 'char' && filter.length < FILTER_MAX) filter += cellText(key.char, 2);
         else if (key.name === 'up' || key.name === 'down') move(key.name === 'up' ? -1 : 1);
         return;
       }
@@ -148,10 +163,7 @@ export function runTop(options: TopOptions): Promise<number> {
       else if (key.name === 'end') move('last');
       else if (key.name === 'escape') filter = '';
       else if (key.name === 'suspend') return suspend();
-      else if (key.name === 'enter') {
-        const row = rows.find((r) => r.key === selectedKey);
-        say(row ? jumpTo(row.record, env) : 'no session selected');
-      }
+      else if (key.name === 'enter') jump();
     };
 
     const onData = (chunk: Buffer | string) => {
@@ -218,6 +230,11 @@ export function runTop(options: TopOptions): Promise<number> {
     for (const [s, h] of signalHandlers) process.on(s, h);
     process.on('SIGCONT', onContinue);
     output.on('resize', onResize);
+    term.onDrain = () => {
+      if (done) return;
+      term.invalidate();
+      draw();
+    };
     watcher.on('change', redraw);
     watcher.on('error', (error: unknown) => {
       say(`watch: ${error instanceof Error ? error.message : String(error)}`);

@@ -7,6 +7,7 @@ import { basename, dirname } from 'node:path';
 import type { SessionRecord } from '../../registry/types.js';
 import { shortenHome } from '../format.js';
 import { sanitise } from '../statusline/view.js';
+import { lazily } from '../width.js';
 
 export const SORTS = ['waiting', 'name', 'pid', 'started', 'cwd'] as const;
 export type Sort = (typeof SORTS)[number];
@@ -34,22 +35,35 @@ export interface Row {
 // 10 000-cluster walk on every frame.
 const FIELD_MAX = 200;
 
+/**
+ * Record text for a cell: sanitised, and every unassigned code point (Unicode's Cn, noncharacters
+ * too) replaced by U+FFFD. Terminals disagree on those (tmux with glibc draws none, others one or two
+ * columns) while the width table says one, so a name holding one would shift the rest of its row;
+ * U+FFFD is one column everywhere.
+ */
+export function cellText(text: string | undefined, max: number): string {
+  const clean = sanitise(text, max);
+  return UNASSIGNED().test(clean) ? clean.replace(UNASSIGNED_ALL(), '\ufffd') : clean;
+}
+const UNASSIGNED = lazily(() => /\p{Cn}/u);
+const UNASSIGNED_ALL = lazily(() => /\p{Cn}/gu);
+
 const MARKS: Readonly<Record<string, string>> = { alive: ' ', unverified: '?', foreign: '~' };
 
 export function rowOf(r: SessionRecord, home?: string): Row {
-  const cwd = sanitise(shortenHome(r.cwd?.slice(0, 4096), home), FIELD_MAX);
-  const configDir = sanitise(shortenHome(dirname(dirname(r.path)), home), FIELD_MAX);
-  const folder = r.cwd === undefined ? '' : sanitise(basename(r.cwd.slice(0, 4096)), FIELD_MAX);
+  const cwd = cellText(shortenHome(r.cwd?.slice(0, 4096), home), FIELD_MAX);
+  const configDir = cellText(shortenHome(dirname(dirname(r.path)), home), FIELD_MAX);
+  const folder = r.cwd === undefined ? '' : cellText(basename(r.cwd.slice(0, 4096)), FIELD_MAX);
   return {
     key: r.path,
     pid: r.pid,
     mark: MARKS[r.verdict] ?? '?',
-    name: sanitise(r.name?.slice(0, 4 * FIELD_MAX), FIELD_MAX) || folder || '-',
-    status: sanitise(r.status, 16) || '-',
+    name: cellText(r.name?.slice(0, 4 * FIELD_MAX), FIELD_MAX) || folder || '-',
+    status: cellText(r.status, 16) || '-',
     waiting: r.status === 'waiting',
     since: r.statusUpdatedAt ?? r.updatedAt,
-    waitingFor: r.status === 'waiting' ? sanitise(r.waitingFor, 64) : '',
-    kind: sanitise(r.kind, 16),
+    waitingFor: r.status === 'waiting' ? cellText(r.waitingFor, 64) : '',
+    kind: cellText(r.kind, 16),
     cwd,
     configDir,
     startedAt: r.startedAt,
