@@ -12,7 +12,9 @@ import { intervalFlag } from '../interval.js';
 import { Limiter } from '../notify/limiter.js';
 import { chooseSender, VIAS, type Via } from '../notify/senders.js';
 import { NOTIFY_EVENTS, Transitions, type Notice, type NotifyEvent } from '../notify/transitions.js';
-import { err, jsonText, out } from '../output.js';
+import { jsonText } from '../output.js';
+import { LINE_BACKLOG, LineOut } from '../notify/line-out.js';
+import { Drain, openNonBlocking } from '../nonblocking.js';
 import { findSelf } from '../statusline/self.js';
 import { openWatchOutputs, WATCH_OUTPUT_FLAGS } from '../statusline/watch-outputs.js';
 import { resolveSessionsDirs } from '../../registry/config.js';
@@ -70,12 +72,11 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     const gap = (ctx.flags['rate-limit'] as number | undefined) ?? DEFAULT_GAP_MS;
     const perSession = (ctx.flags['per-session'] as number | undefined) ?? DEFAULT_PER_SESSION_MS;
     const options = { env: ctx.env, interval: intervalFlag(ctx.flags) };
+    // stderr too may be a pipe or terminal that stops reading: its lines wait up to LINE_BACKLOG bytes,
+    // then are dropped, and the watcher goes on (lib/cli/nonblocking.ts).
+    const errors = new Drain(openNonBlocking(2, ['/dev/tty']));
     const report = (line: string) => {
-      try {
-        err(`claude-ps notify: ${line}\n`);
-      } catch {
-        // nowhere to report
-      }
+      if (errors.behind <= LINE_BACKLOG) errors.write(`claude-ps notify: ${line}\n`);
     };
     const sender = chooseSender(ctx.flags.via as Via | undefined, ctx.env, report);
     // The line-file folder and its lock are taken before any event flows (as watch does), so the
@@ -104,6 +105,8 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
       remember(r);
       return ownSessions.has(sessionOf(r));
     };
+    let stop: () => void = () => {};
+    const lines = new LineOut(report, () => stop());
     const transitions = new Transitions(wanted);
     const limiter = new Limiter(gap, perSession);
     let timer: NodeJS.Timeout | undefined;
@@ -118,7 +121,7 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
         title: m.title,
         body: m.body,
       };
-      out(ctx.json ? jsonText(line) + '\n' : `${new Date(line.time).toTimeString().slice(0, 8)}  ${m.title}  ${m.body}\n`);
+      lines.write(ctx.json ? jsonText(line) + '\n' : `${new Date(line.time).toTimeString().slice(0, 8)}  ${m.title}  ${m.body}\n`);
     };
     const flush = () => {
       timer = undefined;
@@ -153,8 +156,13 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     });
     watcher.on('error', (error: unknown) => report(error instanceof Error ? error.message : String(error)));
     return new Promise<number>((resolve) => {
-      const stop = () => {
+      let stopped = false;
+      stop = () => {
+        if (stopped) return;
+        stopped = true;
         clearTimeout(timer);
+        lines.close();
+        errors.flushFor(200);
         outputs.close();
         watcher.close();
         sender.close();
