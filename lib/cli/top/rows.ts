@@ -28,6 +28,8 @@ export interface Row {
   cwd: string;
   configDir: string;
   startedAt: number | undefined;
+  /** The host it was read on (--host): `local` or an ssh name; '' when top reads this machine only. */
+  host: string;
   record: SessionRecord;
 }
 
@@ -50,12 +52,14 @@ const UNASSIGNED_ALL = lazily(() => /\p{Cn}/gu);
 
 const MARKS: Readonly<Record<string, string>> = { alive: ' ', unverified: '?', foreign: '~' };
 
-export function rowOf(r: SessionRecord, home?: string): Row {
+export function rowOf(r: SessionRecord, home?: string, localHost = ''): Row {
   const cwd = cellText(shortenHome(r.cwd?.slice(0, 4096), home), FIELD_MAX);
   const configDir = cellText(shortenHome(dirname(dirname(r.path)), home), FIELD_MAX);
   const folder = r.cwd === undefined ? '' : cellText(basename(r.cwd.slice(0, 4096)), FIELD_MAX);
+  const host = cellText((r as { host?: string }).host ?? localHost, 64);
   return {
-    key: r.path,
+    key: host ? `${host}\0${r.path}` : r.path,
+    host,
     pid: r.pid,
     mark: MARKS[r.verdict] ?? '?',
     name: cellText(r.name?.slice(0, 4 * FIELD_MAX), FIELD_MAX) || folder || '-',
@@ -91,7 +95,7 @@ const COMPARE: Readonly<Record<Sort, (a: Row, b: Row) => number>> = {
 export function matches(row: Row, filter: string): boolean {
   if (filter === '') return true;
   const needle = filter.toLowerCase();
-  return [row.name, row.status, row.waitingFor, row.kind, row.cwd, row.configDir, String(row.pid)].some((t) =>
+  return [row.name, row.status, row.waitingFor, row.kind, row.cwd, row.configDir, row.host, String(row.pid)].some((t) =>
     t.toLowerCase().includes(needle),
   );
 }
@@ -99,15 +103,16 @@ export function matches(row: Row, filter: string): boolean {
 // The watcher hands back the same frozen record until its file or verdict changes: a frame a second
 // over a thousand sessions sanitises only what changed.
 const made = new WeakMap<SessionRecord, Row>();
-function cachedRow(r: SessionRecord, home: string | undefined): Row {
-  if (home !== undefined) return rowOf(r, home);
+function cachedRow(r: SessionRecord, home: string | undefined, localHost: string): Row {
+  if (home !== undefined) return rowOf(r, home, localHost);
   let row = made.get(r);
-  if (!row) made.set(r, (row = rowOf(r)));
+  // localHost is one value for a whole run of top: a cached row's host is still right.
+  if (!row) made.set(r, (row = rowOf(r, undefined, localHost)));
   return row;
 }
 
 /** The rows to show: live records only, filtered, in `sort` order (ties by PID, then path). */
-export function topRows(records: readonly SessionRecord[], filter: string, sort: Sort, home?: string): Row[] {
-  const rows = records.filter((r) => r.live).map((r) => cachedRow(r, home)).filter((row) => matches(row, filter));
+export function topRows(records: readonly SessionRecord[], filter: string, sort: Sort, home?: string, localHost = ''): Row[] {
+  const rows = records.filter((r) => r.live).map((r) => cachedRow(r, home, localHost)).filter((row) => matches(row, filter));
   return rows.sort((a, b) => COMPARE[sort](a, b) || a.pid - b.pid || byText(a.key, b.key));
 }
