@@ -96,9 +96,15 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     // left to compare, and its `died` must not be announced either.
     const ownSessions = new Set<string>();
     const sessionOf = (r: SessionRecord) => `${r.path}\0${r.sessionId}`;
+    // A session's terminal does not change: each is looked up once (without /proc that is a `ps`).
+    const looked = new Set<string>();
     const remember = (r: SessionRecord) => {
-      if (ownTerminal === undefined || r.verdict !== 'alive' || ownSessions.has(sessionOf(r))) return;
-      if (terminalOf(r.pid)?.device === ownTerminal) ownSessions.add(sessionOf(r));
+      const id = sessionOf(r);
+      if (ownTerminal === undefined || r.verdict !== 'alive' || looked.has(id)) return;
+      const terminal = terminalOf(r.pid);
+      if (terminal === undefined) return; // cannot tell yet: asked again on its next event
+      looked.add(id);
+      if (terminal.device === ownTerminal) ownSessions.add(id);
     };
     const isOwn = (r: SessionRecord) => {
       if (findSelf([r], ctx.env, undefined).records.length > 0) return true;
@@ -152,7 +158,10 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     watcher.on('change', (event) => {
       if (event.type !== 'removed') remember(event.record);
       offer(transitions.next(event));
-      if (event.type === 'removed') ownSessions.delete(sessionOf(event.record));
+      if (event.type === 'removed') {
+        ownSessions.delete(sessionOf(event.record));
+        looked.delete(sessionOf(event.record));
+      }
     });
     watcher.on('error', (error: unknown) => report(error instanceof Error ? error.message : String(error)));
     return new Promise<number>((resolve) => {
