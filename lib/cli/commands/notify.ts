@@ -19,6 +19,10 @@ import { findSelf } from '../statusline/self.js';
 import { openWatchOutputs, WATCH_OUTPUT_FLAGS } from '../statusline/watch-outputs.js';
 import { resolveSessionsDirs } from '../../registry/config.js';
 import { terminalOf } from '../terminal-of.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
+
+// Outputs of this machine's watcher only: refused with --host rather than silently local.
+const NOT_WITH_HOSTS = ['statusline-dir', 'format', 'exec'];
 
 const DEFAULT_GAP_MS = 2000;
 const DEFAULT_PER_SESSION_MS = 15_000;
@@ -66,6 +70,7 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     'per-session': { type: 'integer', value: 'MS', help: `the same session's same event at most once per MS (default ${DEFAULT_PER_SESSION_MS})` },
     interval: { type: 'integer', value: 'MS', help: 'liveness re-probe period in ms (default 1000)' },
     ...WATCH_OUTPUT_FLAGS,
+    ...HOST_FLAGS,
   },
   async run(ctx) {
     const wanted = parseOn(ctx.flags.on as string | undefined);
@@ -78,6 +83,15 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     const report = (line: string) => {
       if (errors.behind <= LINE_BACKLOG) errors.write(`claude-ps notify: ${line}\n`);
     };
+    // --host / --all-hosts: other machines' sessions are announced too (their host in the text);
+    // this machine's only when `local` is among the hosts, as every --host command reads.
+    let hosts: string[] | undefined;
+    if (wantsHosts(ctx.flags)) {
+      for (const flag of NOT_WITH_HOSTS) {
+        if (ctx.flags[flag] !== undefined) throw new UsageError(`notify: --${flag} does not apply with --host (this machine only: drop --host)`);
+      }
+      hosts = (await import('../hosts/options.js')).requestedHosts(ctx);
+    }
     const sender = chooseSender(ctx.flags.via as Via | undefined, ctx.env, report);
     // The line-file folder and its lock are taken before any event flows (as watch does), so the
     // initial `added` events --statusline-dir builds its view from are kept.
@@ -88,8 +102,8 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
       sender.close();
       throw error;
     }
-    const watcher = watchRegistry(ctx.configDirs, options);
-    const outputs = attachOutputs(watcher);
+    const watcher = hosts === undefined || hosts.includes('local') ? watchRegistry(ctx.configDirs, options) : undefined;
+    const outputs = watcher ? attachOutputs(watcher) : { close() {} };
     // This terminal's own session: by what Claude Code tells its children, else by the terminal itself.
     const ownTerminal = terminalOf('self')?.device;
     // A session seen on this terminal while alive stays ours when it dies: a dead PID has no terminal
@@ -151,11 +165,30 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
       schedule();
     };
 
-    const live = watcher.records().filter((r) => r.live).length;
-    report(`watching ${live} live session${live === 1 ? '' : 's'}; notifying via ${sender.name}`);
-    for (const r of watcher.records()) remember(r);
-    for (const notice of transitions.start(watcher.records(), ctx.flags.initial === true)) offer(notice);
-    watcher.on('change', (event) => {
+    const localRecords = watcher?.records() ?? [];
+    const live = localRecords.filter((r) => r.live).length;
+    const remotes = (hosts ?? []).filter((h) => h !== 'local');
+    const elsewhere = remotes.length ? ` here and ${remotes.length} other host${remotes.length === 1 ? '' : 's'}` : '';
+    report(`watching ${live} live session${live === 1 ? '' : 's'}${elsewhere}; notifying via ${sender.name}`);
+    for (const r of localRecords) remember(r);
+    for (const notice of transitions.start(localRecords, ctx.flags.initial === true)) offer(notice);
+    const remote = remotes.length
+      ? (await import('../notify/hosts.js')).notifyHosts(remotes, wanted, ctx.flags.initial === true, {
+          env: ctx.env,
+          intervalMs: options.interval,
+          timeoutMs: ctx.flags['host-timeout'] === undefined ? undefined : (ctx.flags['host-timeout'] as number) * 1000,
+          // Another machine's session is never this terminal's own: offered straight to the limiter.
+          offer: (notice) => {
+            const now = Date.now();
+            limiter.sweep(now);
+            const due = limiter.offer(notice, now);
+            if (due) send(due.notices);
+            schedule();
+          },
+          report,
+        })
+      : undefined;
+    watcher?.on('change', (event) => {
       if (event.type !== 'removed') remember(event.record);
       offer(transitions.next(event));
       if (event.type === 'removed') {
@@ -163,7 +196,7 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
         looked.delete(sessionOf(event.record));
       }
     });
-    watcher.on('error', (error: unknown) => report(error instanceof Error ? error.message : String(error)));
+    watcher?.on('error', (error: unknown) => report(error instanceof Error ? error.message : String(error)));
     return new Promise<number>((resolve) => {
       let stopped = false;
       stop = () => {
@@ -173,7 +206,8 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
         lines.close();
         errors.flushFor(200);
         outputs.close();
-        watcher.close();
+        watcher?.close();
+        remote?.close();
         sender.close();
         resolve(0);
       };
