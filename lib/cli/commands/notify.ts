@@ -9,15 +9,22 @@ import type { SessionRecord } from '../../registry/types.js';
 import { UsageError } from '../args.js';
 import type { Command } from '../command.js';
 import { intervalFlag } from '../interval.js';
+import { EventEmitter } from 'node:events';
 import { Limiter } from '../notify/limiter.js';
 import { chooseSender, VIAS, type Via } from '../notify/senders.js';
 import { NOTIFY_EVENTS, Transitions, type Notice, type NotifyEvent } from '../notify/transitions.js';
-import { err, jsonText, out } from '../output.js';
+import { jsonText } from '../output.js';
+import { LINE_BACKLOG, LineOut } from '../notify/line-out.js';
+import { Drain, openNonBlocking } from '../nonblocking.js';
 import { findSelf } from '../statusline/self.js';
 import { checkLifetimeFlags, LIFETIME_FLAGS, startWatcherLifetime } from '../statusline/lifetime.js';
 import { openWatchOutputs, WATCH_OUTPUT_FLAGS } from '../statusline/watch-outputs.js';
 import { resolveSessionsDirs } from '../../registry/config.js';
 import { terminalOf } from '../terminal-of.js';
+import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
+
+// Outputs of this machine's watcher only: refused with --host rather than silently local.
+const NOT_WITH_HOSTS = ['statusline-dir', 'format', 'exec'];
 
 const DEFAULT_GAP_MS = 2000;
 const DEFAULT_PER_SESSION_MS = 15_000;
@@ -67,6 +74,7 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     ...WATCH_OUTPUT_FLAGS,
     // The statusline's autostarted watcher can be this command (`statusline --notify`): it ends as that one does.
     ...LIFETIME_FLAGS,
+    ...HOST_FLAGS,
   },
   async run(ctx) {
     const wanted = parseOn(ctx.flags.on as string | undefined);
@@ -74,13 +82,21 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     const perSession = (ctx.flags['per-session'] as number | undefined) ?? DEFAULT_PER_SESSION_MS;
     const options = { env: ctx.env, interval: intervalFlag(ctx.flags) };
     checkLifetimeFlags(ctx.flags);
+    // stderr too may be a pipe or terminal that stops reading: its lines wait up to LINE_BACKLOG bytes,
+    // then are dropped, and the watcher goes on (lib/cli/nonblocking.ts).
+    const errors = new Drain(openNonBlocking(2, ['/dev/tty']));
     const report = (line: string) => {
-      try {
-        err(`claude-ps notify: ${line}\n`);
-      } catch {
-        // nowhere to report
-      }
+      if (errors.behind <= LINE_BACKLOG) errors.write(`claude-ps notify: ${line}\n`);
     };
+    // --host / --all-hosts: other machines' sessions are announced too (their host in the text);
+    // this machine's only when `local` is among the hosts, as every --host command reads.
+    let hosts: string[] | undefined;
+    if (wantsHosts(ctx.flags)) {
+      for (const flag of NOT_WITH_HOSTS) {
+        if (ctx.flags[flag] !== undefined) throw new UsageError(`notify: --${flag} does not apply with --host (this machine only: drop --host)`);
+      }
+      hosts = (await import('../hosts/options.js')).requestedHosts(ctx);
+    }
     const sender = chooseSender(ctx.flags.via as Via | undefined, ctx.env, report);
     // The line-file folder and its lock are taken before any event flows (as watch does), so the
     // initial `added` events --statusline-dir builds its view from are kept.
@@ -91,23 +107,31 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
       sender.close();
       throw error;
     }
-    const watcher = watchRegistry(ctx.configDirs, options);
-    const outputs = attachOutputs(watcher);
+    const watcher = hosts === undefined || hosts.includes('local') ? watchRegistry(ctx.configDirs, options) : undefined;
+    const outputs = watcher ? attachOutputs(watcher) : { close() {}, lineDir: undefined };
     // This terminal's own session: by what Claude Code tells its children, else by the terminal itself.
     const ownTerminal = terminalOf('self')?.device;
     // A session seen on this terminal while alive stays ours when it dies: a dead PID has no terminal
     // left to compare, and its `died` must not be announced either.
     const ownSessions = new Set<string>();
     const sessionOf = (r: SessionRecord) => `${r.path}\0${r.sessionId}`;
+    // A session's terminal does not change: each is looked up once (without /proc that is a `ps`).
+    const looked = new Set<string>();
     const remember = (r: SessionRecord) => {
-      if (ownTerminal === undefined || r.verdict !== 'alive' || ownSessions.has(sessionOf(r))) return;
-      if (terminalOf(r.pid)?.device === ownTerminal) ownSessions.add(sessionOf(r));
+      const id = sessionOf(r);
+      if (ownTerminal === undefined || r.verdict !== 'alive' || looked.has(id)) return;
+      const terminal = terminalOf(r.pid);
+      if (terminal === undefined) return; // cannot tell yet: asked again on its next event
+      looked.add(id);
+      if (terminal.device === ownTerminal) ownSessions.add(id);
     };
     const isOwn = (r: SessionRecord) => {
       if (findSelf([r], ctx.env, undefined).records.length > 0) return true;
       remember(r);
       return ownSessions.has(sessionOf(r));
     };
+    let stop: () => void = () => {};
+    const lines = new LineOut(report, () => stop());
     const transitions = new Transitions(wanted);
     const limiter = new Limiter(gap, perSession);
     let timer: NodeJS.Timeout | undefined;
@@ -122,7 +146,7 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
         title: m.title,
         body: m.body,
       };
-      out(ctx.json ? jsonText(line) + '\n' : `${new Date(line.time).toTimeString().slice(0, 8)}  ${m.title}  ${m.body}\n`);
+      lines.write(ctx.json ? jsonText(line) + '\n' : `${new Date(line.time).toTimeString().slice(0, 8)}  ${m.title}  ${m.body}\n`);
     };
     const flush = () => {
       timer = undefined;
@@ -146,27 +170,56 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
       schedule();
     };
 
-    const live = watcher.records().filter((r) => r.live).length;
-    report(`watching ${live} live session${live === 1 ? '' : 's'}; notifying via ${sender.name}`);
-    for (const r of watcher.records()) remember(r);
-    for (const notice of transitions.start(watcher.records(), ctx.flags.initial === true)) offer(notice);
-    watcher.on('change', (event) => {
+    const localRecords = watcher?.records() ?? [];
+    const live = localRecords.filter((r) => r.live).length;
+    const remotes = (hosts ?? []).filter((h) => h !== 'local');
+    const elsewhere = remotes.length ? ` here and ${remotes.length} other host${remotes.length === 1 ? '' : 's'}` : '';
+    report(`watching ${live} live session${live === 1 ? '' : 's'}${elsewhere}; notifying via ${sender.name}`);
+    for (const r of localRecords) remember(r);
+    for (const notice of transitions.start(localRecords, ctx.flags.initial === true)) offer(notice);
+    const remote = remotes.length
+      ? (await import('../notify/hosts.js')).notifyHosts(remotes, wanted, ctx.flags.initial === true, {
+          env: ctx.env,
+          intervalMs: options.interval,
+          timeoutMs: ctx.flags['host-timeout'] === undefined ? undefined : (ctx.flags['host-timeout'] as number) * 1000,
+          // Another machine's session is never this terminal's own: offered straight to the limiter.
+          offer: (notice) => {
+            const now = Date.now();
+            limiter.sweep(now);
+            const due = limiter.offer(notice, now);
+            if (due) send(due.notices);
+            schedule();
+          },
+          report,
+        })
+      : undefined;
+    watcher?.on('change', (event) => {
       if (event.type !== 'removed') remember(event.record);
       offer(transitions.next(event));
-      if (event.type === 'removed') ownSessions.delete(sessionOf(event.record));
+      if (event.type === 'removed') {
+        ownSessions.delete(sessionOf(event.record));
+        looked.delete(sessionOf(event.record));
+      }
     });
-    watcher.on('error', (error: unknown) => report(error instanceof Error ? error.message : String(error)));
+    watcher?.on('error', (error: unknown) => report(error instanceof Error ? error.message : String(error)));
     return new Promise<number>((resolve) => {
       let endLifetime = () => {};
-      const stop = () => {
+      let stopped = false;
+      stop = () => {
+        if (stopped) return;
+        stopped = true;
         endLifetime();
         clearTimeout(timer);
+        lines.close();
+        errors.flushFor(200);
         outputs.close();
-        watcher.close();
+        watcher?.close();
+        remote?.close();
         sender.close();
         resolve(0);
       };
-      endLifetime = startWatcherLifetime(ctx.flags, ctx.env, watcher, outputs.lineDir, report, (why) => {
+      // With --host there is no local watcher and no line-file folder (refused above): only the login tie applies.
+      endLifetime = startWatcherLifetime(ctx.flags, ctx.env, watcher ?? new EventEmitter(), outputs.lineDir, report, (why) => {
         report(`ending: ${why}`);
         stop();
       });

@@ -6,9 +6,10 @@
  * sequence early.
  */
 import { spawn } from 'node:child_process';
-import { accessSync, closeSync, constants, openSync, writeSync } from 'node:fs';
+import { accessSync, closeSync, constants, openSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { sanitise } from '../statusline/view.js';
+import { Drain } from '../nonblocking.js';
 
 export const VIAS = ['notify-send', 'osascript', 'osc'] as const;
 export type Via = (typeof VIAS)[number];
@@ -95,22 +96,28 @@ function programSender(name: string, file: string, argv: (m: Message) => string[
 }
 
 function terminalSender(kind: 'osc9' | 'osc777', env: NodeJS.ProcessEnv, report: (line: string) => void): Sender {
-  let fd: number | undefined = openSync('/dev/tty', 'w');
+  // A description of our own on the terminal, non-blocking (lib/cli/nonblocking.ts): a terminal that
+  // does not drain must not park the watcher. A sequence cut short is finished first (else the
+  // terminal would read what follows as the notification's text); one that finds it behind is dropped.
+  const fd = openSync('/dev/tty', constants.O_WRONLY | constants.O_NONBLOCK | constants.O_NOCTTY);
+  let out: Drain | undefined = new Drain(fd);
   return {
     name: kind,
     send(m) {
-      if (fd === undefined) return;
-      try {
-        writeSync(fd, oscSequence(kind, m, Boolean(env.TMUX)));
-      } catch (e) {
-        report(`${kind}: the terminal is gone (${(e as Error).message})`);
+      if (!out) return;
+      if (out.behind > 0) return report(`${kind}: the terminal is not reading; one notification dropped`);
+      out.write(oscSequence(kind, m, Boolean(env.TMUX)));
+      if (out.failed) {
+        report(`${kind}: the terminal is gone (${out.failed.message})`);
         closeSync(fd);
-        fd = undefined;
+        out = undefined;
       }
     },
     close() {
-      if (fd !== undefined) closeSync(fd);
-      fd = undefined;
+      if (!out) return;
+      out.flushFor(200);
+      closeSync(fd);
+      out = undefined;
     },
   };
 }

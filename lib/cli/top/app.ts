@@ -10,14 +10,15 @@ import { pruneWithReport } from '../../registry/prune/prune.js';
 import { readRecords } from '../../registry/read/scan.js';
 import { watch, type Watcher } from '../../registry/watch/watch.js';
 import type { SessionRecord } from '../../registry/types.js';
-import { countRecords } from '../commands/summary.js';
+import { countRecords } from '../counts.js';
+import { shellWord } from '../../hosts/reader-text.js';
+import { HostFeed, hostsLine } from './hosts.js';
 import { printable } from '../format.js';
 import { err, type Paint } from '../output.js';
-import { sanitise } from '../statusline/view.js';
 import { jumpTo } from './jump.js';
 import { parseKeys, type Key } from './keys.js';
 import { renderFrame, scrollTo, type Mode } from './render.js';
-import { SORTS, topRows, type Row, type Sort } from './rows.js';
+import { cellText, SORTS, topRows, type Row, type Sort } from './rows.js';
 import { Terminal } from './terminal.js';
 
 export interface TopOptions {
@@ -25,6 +26,10 @@ export interface TopOptions {
   env: NodeJS.ProcessEnv;
   interval: number | undefined;
   paint: Paint;
+  /** --host / --all-hosts: the hosts to show (`local` among them or not); undefined: this machine only. */
+  hosts?: readonly string[];
+  /** Per remote host, the whole read over ssh (--host-timeout). */
+  hostTimeoutMs?: number;
 }
 
 const EXIT_CODES = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
@@ -41,7 +46,12 @@ export function runTop(options: TopOptions): Promise<number> {
   const input = process.stdin as ReadStream;
   const output = process.stdout as WriteStream;
   const term = new Terminal(input, output);
-  const watcher: Watcher = watch(configDirs, { env, interval: options.interval });
+  const withHosts = options.hosts !== undefined;
+  const remotes = (options.hosts ?? []).filter((h) => h !== 'local');
+  // With --host, this machine is read only when `local` is among the hosts (as every --host command).
+  const watcher: Watcher | undefined = !withHosts || options.hosts!.includes('local') ? watch(configDirs, { env, interval: options.interval }) : undefined;
+  const feed = remotes.length > 0 ? new HostFeed(remotes, { env, timeoutMs: options.hostTimeoutMs, intervalMs: options.interval }) : undefined;
+  const localRecords = () => watcher?.records() ?? [];
 
   let sort: Sort = 'waiting';
   let filter = '';
@@ -58,7 +68,7 @@ export function runTop(options: TopOptions): Promise<number> {
   let asked = false;
 
   const say = (text: string) => {
-    message = sanitise(text, 300);
+    message = cellText(text, 300);
     messageAt = Date.now();
   };
 
@@ -66,14 +76,19 @@ export function runTop(options: TopOptions): Promise<number> {
     pending = false;
     const now = Date.now();
     if (message && now - messageAt > MESSAGE_MS) message = '';
-    records = watcher.records();
-    rows = topRows(records, filter, sort);
+    const local = localRecords();
+    records = feed ? [...local, ...feed.records()] : local;
+    rows = topRows(records, filter, sort, undefined, withHosts ? 'local' : '');
     let selected = rows.findIndex((r) => r.key === selectedKey);
     if (selected < 0) selected = 0;
     selectedKey = rows[selected]?.key;
     const { width, height } = term.size;
-    offset = scrollTo(selected, offset, height - 3, rows.length);
-    const frame = { rows, counts: countRecords(records, false), selected, offset, sort, filter, mode, message };
+    offset = scrollTo(selected, offset, height - (withHosts ? 4 : 3), rows.length);
+    // Dead claims are counted, and pruned, on this machine only.
+    const counts = { ...countRecords(records, false), dead: countRecords(local, false).dead };
+    const stale = feed ? new Set(remotes.filter((h) => !feed.current(h))) : undefined;
+    const hostLine = withHosts ? hostsLine(watcher ? countRecords(local, false) : undefined, feed) : undefined;
+    const frame = { rows, counts, selected, offset, sort, filter, mode, message, hostLine, stale };
     term.draw(renderFrame(frame, width, height, paint, now));
     asked = mode === 'confirm';
   };
@@ -101,6 +116,27 @@ export function runTop(options: TopOptions): Promise<number> {
     }
   };
 
+  let jumping = false;
+  const jump = () => {
+    const row = rows.find((r) => r.key === selectedKey);
+    if (!row) return say('no session selected');
+    if (row.host && row.host !== 'local') {
+      // Another machine's terminal is not ours to switch to: say how to get there.
+      const tmuxName = row.record.tmux ? `, then tmux attach -t ${shellWord(cellText(row.record.tmux, 80).split(':')[0]!)}` : ', then find its terminal there';
+      return say(`pid ${row.pid} runs on ${row.host}: ssh ${shellWord(row.host)}${tmuxName}`);
+    }
+    if (jumping) return say('a jump is still under way');
+    jumping = true;
+    say(`jumping to pid ${row.pid}…`);
+    // Asynchronous and bounded (jump.ts): a hung tmux costs a footer line, never the view.
+    void jumpTo(row.record, env)
+      .then(say, (error: unknown) => say(`jump failed: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => {
+        jumping = false;
+        redraw();
+      });
+  };
+
   return new Promise<number>((resolve, reject) => {
     let done = false;
     const page = () => Math.max(1, term.size.height - 4);
@@ -118,7 +154,7 @@ export function runTop(options: TopOptions): Promise<number> {
         if (key.name === 'enter') mode = 'normal';
         else if (key.name === 'escape') [filter, mode] = ['', 'normal'];
         else if (key.name === 'backspace') filter = Array.from(filter).slice(0, -1).join('');
-        else if (key.name === 'char' && filter.length < FILTER_MAX) filter += sanitise(key.char, 2);
+        else if (key.name === 'char' && filter.length < FILTER_MAX) filter += cellText(key.char, 2);
         else if (key.name === 'up' || key.name === 'down') move(key.name === 'up' ? -1 : 1);
         return;
       }
@@ -133,6 +169,7 @@ export function runTop(options: TopOptions): Promise<number> {
         else if (c === '/') mode = 'filter';
         else if (c === 's') sort = SORTS[(SORTS.indexOf(sort) + 1) % SORTS.length]!;
         else if (c === 'p') {
+          if (!watcher) return say('prune is local only: add --host local, or run top without --host');
           const dead = countRecords(watcher.records(), false).dead;
           if (dead === 0) say('no dead claims to prune');
           else mode = 'confirm';
@@ -148,10 +185,7 @@ export function runTop(options: TopOptions): Promise<number> {
       else if (key.name === 'end') move('last');
       else if (key.name === 'escape') filter = '';
       else if (key.name === 'suspend') return suspend();
-      else if (key.name === 'enter') {
-        const row = rows.find((r) => r.key === selectedKey);
-        say(row ? jumpTo(row.record, env) : 'no session selected');
-      }
+      else if (key.name === 'enter') jump();
     };
 
     const onData = (chunk: Buffer | string) => {
@@ -200,7 +234,8 @@ export function runTop(options: TopOptions): Promise<number> {
     function cleanup(): void {
       done = true;
       clearInterval(tick);
-      watcher.close();
+      watcher?.close();
+      feed?.close();
       term.restore();
       input.removeListener('data', onData);
       output.removeListener('resize', onResize);
@@ -218,11 +253,19 @@ export function runTop(options: TopOptions): Promise<number> {
     for (const [s, h] of signalHandlers) process.on(s, h);
     process.on('SIGCONT', onContinue);
     output.on('resize', onResize);
-    watcher.on('change', redraw);
-    watcher.on('error', (error: unknown) => {
+    term.onDrain = () => {
+      if (done) return;
+      term.invalidate();
+      draw();
+    };
+    watcher?.on('change', redraw);
+    feed?.on('change', redraw);
+    const onWatchError = (error: unknown) => {
       say(`watch: ${error instanceof Error ? error.message : String(error)}`);
       redraw();
-    });
+    };
+    watcher?.on('error', onWatchError);
+    feed?.on('error', onWatchError);
     try {
       term.enter();
       draw(); // the first screen, from the watcher's first synchronous read

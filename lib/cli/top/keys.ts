@@ -5,7 +5,9 @@
  */
 export type Key =
   | { name: 'up' | 'down' | 'pageup' | 'pagedown' | 'home' | 'end' | 'enter' | 'backspace' | 'escape' | 'interrupt' | 'eof' | 'suspend' | 'tab' }
-  | { name: 'char'; char: string };
+  | { name: 'char'; char: string }
+  /** Alt (Meta) with a character: a terminal sends ESC before it. Bound to nothing, so Alt+q never quits. */
+  | { name: 'alt'; char: string };
 
 const SEQUENCES: Readonly<Record<string, Key['name']>> = {
   '[A': 'up', OA: 'up', '[B': 'down', OB: 'down',
@@ -28,6 +30,15 @@ export function parseKeys(input: string): Key[] {
         const name = SEQUENCES[m[1]!];
         if (name) keys.push({ name } as Key);
         i += m[0].length; // an unknown sequence (F5, a mouse report) is dropped whole
+        continue;
+      }
+      // ESC and a printable character in one read is Alt+that character (xterm's metaSendsEscape, the
+      // default of most terminals), not Escape then the character: Alt+q must not quit.
+      const next = input.codePointAt(i + 1);
+      if (next !== undefined && next >= 0x20 && next !== 0x7f && !(next >= 0x80 && next < 0xa0)) {
+        const char = String.fromCodePoint(next);
+        keys.push({ name: 'alt', char });
+        i += 1 + char.length;
         continue;
       }
       keys.push({ name: 'escape' });

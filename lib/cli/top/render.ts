@@ -23,6 +23,10 @@ export interface Frame {
   mode: Mode;
   /** The footer's message (a jump's answer, a prune's outcome, a watcher error), or ''. */
   message: string;
+  /** With --host: the hosts line under the header (each host's state), and a HOST column. */
+  hostLine?: string;
+  /** Hosts whose rows are their last answer, not a current one: marked `!`. */
+  stale?: ReadonlySet<string>;
 }
 
 interface Column {
@@ -42,6 +46,8 @@ function since(row: Row, now: number): string {
   return t && t !== 'now' ? ` ${t}` : t ? ' 0s' : '';
 }
 
+const HOST_COLUMN: Column = { head: 'HOST', width: 8, flex: 1, keep: 6, text: (r) => r.host };
+
 const COLUMNS: readonly Column[] = [
   { head: 'NAME', width: 12, flex: 3, keep: 9, text: (r) => r.name },
   { head: 'STATUS', width: 12, keep: 8, text: (r, now) => r.status + since(r, now) },
@@ -57,8 +63,9 @@ const PREFIX = 2;
 /** Below this width the config dir column is left out: it only matters with several dirs. */
 const CONFIG_MIN_TERMINAL = 120;
 
-function layout(width: number): { column: Column; width: number }[] {
+function layout(width: number, withHost: boolean): { column: Column; width: number }[] {
   let cols = COLUMNS.filter((c) => c.head !== 'CONFIG' || width >= CONFIG_MIN_TERMINAL);
+  if (withHost) cols = [HOST_COLUMN, ...cols];
   const need = (cs: readonly Column[]) => PREFIX + cs.reduce((n, c) => n + c.width, 0) + cs.length - 1;
   while (cols.length > 1 && need(cols) > width) {
     const drop = cols.reduce((a, b) => (b.keep < a.keep ? b : a));
@@ -131,20 +138,31 @@ const inverse = (paint: Paint) => (paint.enabled ? (s: string) => `\x1b[7m${s}\x
 /** The frame's lines: a header, the column heads, the rows that fit, and a footer. */
 export function renderFrame(f: Frame, width: number, height: number, paint: Paint, now: number): string[] {
   if (width <= 0 || height <= 0) return [];
-  const cols = layout(width);
+  const withHost = f.hostLine !== undefined;
+  const cols = layout(width, withHost);
   const lines = [header(f, width, paint, now)];
+  const hostRow = withHost && height > 3;
+  if (hostRow) {
+    const line = fit(f.hostLine!, width);
+    lines.push(f.stale && f.stale.size > 0 ? paint.red(line) : paint.dim(line));
+  }
   const heads = ' '.repeat(PREFIX) + cols.map(({ column, width: w }) => fit(column.head, w)).join(' ');
   lines.push(paint.enabled ? inverse(paint)(fit(heads, width)) : fit(heads, width));
-  const room = Math.max(0, height - 3);
+  const room = Math.max(0, height - 3 - (hostRow ? 1 : 0));
   const visible = f.rows.slice(f.offset, f.offset + room);
   visible.forEach((row, i) => {
     const selected = f.offset + i === f.selected;
     const cells = cols.map(({ column, width: w }) => fit(column.text(row, now), w, column.fromStart)).join(' ');
-    const line = fit((selected ? '>' : ' ') + row.mark + cells, width);
+    const mark = f.stale?.has(row.host) ? '!' : row.mark;
+    const line = fit((selected ? '>' : ' ') + mark + cells, width);
     if (selected) lines.push(inverse(paint)(line));
     else lines.push(row.waiting ? paint.yellow(line) : line);
   });
-  if (f.rows.length === 0) lines.push(fit(f.filter ? `  no live session matches "${f.filter}"` : '  no live sessions', width));
+  if (f.rows.length === 0) {
+    // With hosts that gave no answer, "no live sessions" would be a guess: the hosts line says which.
+    const none = f.stale && f.stale.size > 0 ? '  no live sessions on the hosts that answered (see the hosts line)' : '  no live sessions';
+    lines.push(fit(f.filter ? `  no live session matches "${f.filter}"` : none, width));
+  }
   if (height === 1) return [lines[0]!];
   while (lines.length < height - 1) lines.push(' '.repeat(width));
   lines.length = height - 1;

@@ -7,6 +7,7 @@ import { basename, dirname } from 'node:path';
 import type { SessionRecord } from '../../registry/types.js';
 import { shortenHome } from '../format.js';
 import { sanitise } from '../statusline/view.js';
+import { lazily } from '../width.js';
 
 export const SORTS = ['waiting', 'name', 'pid', 'started', 'cwd'] as const;
 export type Sort = (typeof SORTS)[number];
@@ -27,6 +28,8 @@ export interface Row {
   cwd: string;
   configDir: string;
   startedAt: number | undefined;
+  /** The host it was read on (--host): `local` or an ssh name; '' when top reads this machine only. */
+  host: string;
   record: SessionRecord;
 }
 
@@ -34,22 +37,37 @@ export interface Row {
 // 10 000-cluster walk on every frame.
 const FIELD_MAX = 200;
 
+/**
+ * Record text for a cell: sanitised, and every unassigned code point (Unicode's Cn, noncharacters
+ * too) replaced by U+FFFD. Terminals disagree on those (tmux with glibc draws none, others one or two
+ * columns) while the width table says one, so a name holding one would shift the rest of its row;
+ * U+FFFD is one column everywhere.
+ */
+export function cellText(text: string | undefined, max: number): string {
+  const clean = sanitise(text, max);
+  return UNASSIGNED().test(clean) ? clean.replace(UNASSIGNED_ALL(), '\ufffd') : clean;
+}
+const UNASSIGNED = lazily(() => /\p{Cn}/u);
+const UNASSIGNED_ALL = lazily(() => /\p{Cn}/gu);
+
 const MARKS: Readonly<Record<string, string>> = { alive: ' ', unverified: '?', foreign: '~' };
 
-export function rowOf(r: SessionRecord, home?: string): Row {
-  const cwd = sanitise(shortenHome(r.cwd?.slice(0, 4096), home), FIELD_MAX);
-  const configDir = sanitise(shortenHome(dirname(dirname(r.path)), home), FIELD_MAX);
-  const folder = r.cwd === undefined ? '' : sanitise(basename(r.cwd.slice(0, 4096)), FIELD_MAX);
+export function rowOf(r: SessionRecord, home?: string, localHost = ''): Row {
+  const cwd = cellText(shortenHome(r.cwd?.slice(0, 4096), home), FIELD_MAX);
+  const configDir = cellText(shortenHome(dirname(dirname(r.path)), home), FIELD_MAX);
+  const folder = r.cwd === undefined ? '' : cellText(basename(r.cwd.slice(0, 4096)), FIELD_MAX);
+  const host = cellText((r as { host?: string }).host ?? localHost, 64);
   return {
-    key: r.path,
+    key: host ? `${host}\0${r.path}` : r.path,
+    host,
     pid: r.pid,
     mark: MARKS[r.verdict] ?? '?',
-    name: sanitise(r.name?.slice(0, 4 * FIELD_MAX), FIELD_MAX) || folder || '-',
-    status: sanitise(r.status, 16) || '-',
+    name: cellText(r.name?.slice(0, 4 * FIELD_MAX), FIELD_MAX) || folder || '-',
+    status: cellText(r.status, 16) || '-',
     waiting: r.status === 'waiting',
     since: r.statusUpdatedAt ?? r.updatedAt,
-    waitingFor: r.status === 'waiting' ? sanitise(r.waitingFor, 64) : '',
-    kind: sanitise(r.kind, 16),
+    waitingFor: r.status === 'waiting' ? cellText(r.waitingFor, 64) : '',
+    kind: cellText(r.kind, 16),
     cwd,
     configDir,
     startedAt: r.startedAt,
@@ -77,7 +95,7 @@ const COMPARE: Readonly<Record<Sort, (a: Row, b: Row) => number>> = {
 export function matches(row: Row, filter: string): boolean {
   if (filter === '') return true;
   const needle = filter.toLowerCase();
-  return [row.name, row.status, row.waitingFor, row.kind, row.cwd, row.configDir, String(row.pid)].some((t) =>
+  return [row.name, row.status, row.waitingFor, row.kind, row.cwd, row.configDir, row.host, String(row.pid)].some((t) =>
     t.toLowerCase().includes(needle),
   );
 }
@@ -85,15 +103,16 @@ export function matches(row: Row, filter: string): boolean {
 // The watcher hands back the same frozen record until its file or verdict changes: a frame a second
 // over a thousand sessions sanitises only what changed.
 const made = new WeakMap<SessionRecord, Row>();
-function cachedRow(r: SessionRecord, home: string | undefined): Row {
-  if (home !== undefined) return rowOf(r, home);
+function cachedRow(r: SessionRecord, home: string | undefined, localHost: string): Row {
+  if (home !== undefined) return rowOf(r, home, localHost);
   let row = made.get(r);
-  if (!row) made.set(r, (row = rowOf(r)));
+  // localHost is one value for a whole run of top: a cached row's host is still right.
+  if (!row) made.set(r, (row = rowOf(r, undefined, localHost)));
   return row;
 }
 
 /** The rows to show: live records only, filtered, in `sort` order (ties by PID, then path). */
-export function topRows(records: readonly SessionRecord[], filter: string, sort: Sort, home?: string): Row[] {
-  const rows = records.filter((r) => r.live).map((r) => cachedRow(r, home)).filter((row) => matches(row, filter));
+export function topRows(records: readonly SessionRecord[], filter: string, sort: Sort, home?: string, localHost = ''): Row[] {
+  const rows = records.filter((r) => r.live).map((r) => cachedRow(r, home, localHost)).filter((row) => matches(row, filter));
   return rows.sort((a, b) => COMPARE[sort](a, b) || a.pid - b.pid || byText(a.key, b.key));
 }

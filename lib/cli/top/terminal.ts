@@ -3,35 +3,57 @@
  * wide is cut, not wrapped over the next), raw keys. `restore()` undoes all of it, once, and is called
  * on every way out: `q`, SIGINT, SIGTERM, SIGHUP, an uncaught error, and process exit as a backstop.
  * Ctrl-Z hands the normal screen back before stopping, and takes the alternate one again on SIGCONT.
- * Writes are synchronous and never throw: after a hangup the terminal is gone, and a failed write
- * must not turn an orderly exit into a crash.
+ * Writes never throw and never wait: after a hangup the terminal is gone, and a failed write must not
+ * turn an orderly exit into a crash. A terminal that stops reading (a stalled ssh, a paused emulator)
+ * fills the kernel's buffer, and a write to fd 1 (blocking: Node makes a tty's stdout synchronous)
+ * would wait on the main thread, where no signal handler can run. So the view writes through a file
+ * description of its own on the same terminal, opened O_NONBLOCK (the shell's fd 1 keeps its mode):
+ * a write comes back short or with EAGAIN. The rest of that write is kept and sent first when
+ * the terminal drains (an escape sequence is never cut), frames meanwhile are skipped, and the screen
+ * is repainted whole once it drains. Only restore() waits, and at most RESTORE_WAIT_MS.
  */
-import { out } from '../output.js';
 import type { ReadStream, WriteStream } from 'node:tty';
+import { Drain, openNonBlocking } from '../nonblocking.js';
 
 const ENTER = '\x1b[?1049h\x1b[?25l\x1b[?7l\x1b[H\x1b[2J';
 const LEAVE = '\x1b[0m\x1b[?7h\x1b[?25h\x1b[?1049l';
+/** How long restore() waits for a terminal that does not drain before it gives up. */
+export const RESTORE_WAIT_MS = 1500;
 
 export class Terminal {
   private active = false;
   private lines: string[] = [];
+  private readonly out: Drain;
   constructor(
     private readonly input: ReadStream,
     private readonly output: WriteStream,
-  ) {}
+  ) {
+    this.out = new Drain(openNonBlocking(1, ['/dev/tty']));
+  }
+
+  /** Called when a terminal that stopped reading has drained: the caller repaints. */
+  set onDrain(f: (() => void) | undefined) {
+    this.out.onDrain = f;
+  }
 
   get size(): { width: number; height: number } {
     return { width: this.output.columns || 80, height: this.output.rows || 24 };
   }
 
+  /** Whether the terminal is behind: the last write is not all out yet. */
+  get stalled(): boolean {
+    return this.out.behind > 0;
+  }
+
   write(text: string): void {
-    try {
-      // out() writes everything, waiting out EAGAIN on a terminal Node made non-blocking.
-      out(text);
-    } catch {
-      // EIO after a hangup: what is on screen is unknown, so the next frame repaints every line
-      this.lines = [];
-    }
+    // Behind: this text is dropped, and the screen is repainted whole once the terminal drains.
+    // After a hangup (EIO) what is on screen is unknown: the same.
+    if (this.stalled || !this.out.write(text)) this.lines = [];
+  }
+
+  /** Text that must reach the terminal (a mode change): queued behind a cut write, never dropped. */
+  private must(text: string): void {
+    if (!this.out.write(text)) this.lines = [];
   }
 
   enter(): void {
@@ -43,13 +65,15 @@ export class Terminal {
       // the terminal went away: restore() will find nothing to undo
     }
     this.lines = [];
-    this.write(ENTER);
+    this.must(ENTER);
   }
 
   restore(): void {
     if (!this.active) return;
     this.active = false;
-    this.write(LEAVE);
+    // The rest of a cut write first (its escape sequence ends), then the way back; a terminal that
+    // does not drain within RESTORE_WAIT_MS is given up on rather than hang the exit.
+    this.out.flushFor(RESTORE_WAIT_MS, LEAVE);
     try {
       this.input.setRawMode(false);
     } catch {
