@@ -25,7 +25,11 @@ export interface FileBatch {
   bytes: Buffer;
 }
 
-export type ReadFiles = (dir: string, names: readonly string[], maxBytes: number) => FileBatch;
+/**
+ * `borrow`: the caller is done with `bytes` before the next read (it decodes them at once), so the JS
+ * twin may hand out a view of its scratch buffer instead of a copy; the native reader ignores it.
+ */
+export type ReadFiles = (dir: string, names: readonly string[], maxBytes: number, borrow?: boolean) => FileBatch;
 
 export interface NativeReader {
   readFiles(dir: string, joinedNames: string, count: number, maxBytes: number, status: Uint8Array, meta: Float64Array): Buffer;
@@ -67,7 +71,7 @@ const SCRATCH_KEPT = 4 * 1024 * 1024;
  * one per-process scratch buffer and the batch's bytes copied out once at the end: a fresh 256 KiB
  * buffer per call (the cap plus one byte) cost more in garbage collection than reading ten records.
  */
-export const jsReadFiles: ReadFiles = (dir, names, maxBytes) => {
+export const jsReadFiles: ReadFiles = (dir, names, maxBytes, borrow = false) => {
   const count = names.length;
   const status = new Uint8Array(count);
   const meta = new Float64Array(count * META_STRIDE);
@@ -125,10 +129,12 @@ export const jsReadFiles: ReadFiles = (dir, names, maxBytes) => {
       closeSync(fd);
     }
   }
-  // A copy, so no caller's bytes change under it at the next call (small ones come from Node's pool).
+  if (scratch.length > SCRATCH_KEPT) scratch = Buffer.allocUnsafe(64 * 1024);
+  // Borrowed: valid until the next call. Else a copy, so no caller's bytes change under it at the
+  // next call (small ones come from Node's pool).
+  if (borrow) return { status, meta, bytes: out.subarray(0, used) };
   const bytes = Buffer.allocUnsafe(used);
   out.copy(bytes, 0, 0, used);
-  if (scratch.length > SCRATCH_KEPT) scratch = Buffer.allocUnsafe(64 * 1024);
   return { status, meta, bytes };
 };
 
