@@ -26,8 +26,9 @@ export interface FileBatch {
 }
 
 /**
- * `borrow`: the caller is done with `bytes` before the next read (it decodes them at once), so the JS
- * twin may hand out a view of its scratch buffer instead of a copy; the native reader ignores it.
+ * `borrow`: the caller is done with the batch before the next read (it decodes it at once), so the
+ * readers may hand out views of per-process scratch arrays (status, meta; in the JS twin the bytes
+ * too) instead of fresh ones: valid until the next borrowing read.
  */
 export type ReadFiles = (dir: string, names: readonly string[], maxBytes: number, borrow?: boolean) => FileBatch;
 
@@ -55,8 +56,26 @@ function openError(err: unknown, path: string): number {
   return READ_UNREADABLE;
 }
 
-/** Where the JS twin reads into: one buffer per process, grown on need, never handed out (see jsReadFiles). */
+/** Where the JS twin reads into: one buffer per process, grown on need, handed out only when borrowed. */
 let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/** A borrowed batch's status and meta arrays: one pair per process, grown on need (see ReadFiles). */
+let scratchStatus = new Uint8Array(64);
+let scratchMeta = new Float64Array(64 * META_STRIDE);
+
+/** Status and meta arrays for `count` files: fresh ones, or the shared pair when the caller borrows. */
+function batchArrays(count: number, borrow: boolean): { status: Uint8Array; meta: Float64Array } {
+  if (!borrow) return { status: new Uint8Array(count), meta: new Float64Array(count * META_STRIDE) };
+  if (scratchStatus.length < count) {
+    scratchStatus = new Uint8Array(Math.max(count, scratchStatus.length * 2));
+    scratchMeta = new Float64Array(scratchStatus.length * META_STRIDE);
+  }
+  const status = scratchStatus.subarray(0, count);
+  const meta = scratchMeta.subarray(0, count * META_STRIDE);
+  status.fill(0);
+  meta.fill(0);
+  return { status, meta };
+}
 
 /** `dir` + `/` + a listed name (names hold no `/`): the file the kernel finds, without path.join's work. */
 function childPath(dir: string, name: string): string {
@@ -73,8 +92,7 @@ const SCRATCH_KEPT = 4 * 1024 * 1024;
  */
 export const jsReadFiles: ReadFiles = (dir, names, maxBytes, borrow = false) => {
   const count = names.length;
-  const status = new Uint8Array(count);
-  const meta = new Float64Array(count * META_STRIDE);
+  const { status, meta } = batchArrays(count, borrow);
   let out = scratch;
   let used = 0;
   for (let i = 0; i < count; i++) {
@@ -140,10 +158,9 @@ export const jsReadFiles: ReadFiles = (dir, names, maxBytes, borrow = false) => 
 
 /** The addon's batch read behind the ReadFiles signature. */
 export function nativeReadFiles(addon: NativeReader): ReadFiles {
-  return (dir, names, maxBytes) => {
+  return (dir, names, maxBytes, borrow = false) => {
     const count = names.length;
-    const status = new Uint8Array(count);
-    const meta = new Float64Array(count * META_STRIDE);
+    const { status, meta } = batchArrays(count, borrow);
     if (count === 0) return { status, meta, bytes: Buffer.alloc(0) };
     // One string for all names: one N-API conversion instead of one per file (names hold no NUL).
     const bytes = addon.readFiles(dir, names.join('\0'), count, maxBytes, status, meta);

@@ -75,10 +75,10 @@ function readOutcomes(dir: string, names: readonly string[], liveOnly = false): 
   let measured: Map<number, Measurement> | undefined;
   let facts: DomainFacts | undefined;
   /** Live-only scans: index into the probe's answers for name i, or -1 when it was not probed. */
-  let slot: Int32Array | undefined;
+  let slot: number[] | undefined;
   let probed: ReturnType<typeof measurePids> | undefined;
   if (liveOnly) {
-    slot = new Int32Array(count).fill(-1);
+    slot = new Array<number>(count).fill(-1);
     const probe: number[] = [];
     for (let i = 0; i < count; i++) {
       if (status[i] === READ_OK && probeable(pids[i]!)) slot[i] = probe.push(pids[i]!) - 1;
