@@ -46,6 +46,12 @@ export function scanSection({ libs, fixtures, bins, quick }) {
     results.set(n, interleaved(impls, { rounds, warmMs: quick ? 50 : 300 }));
   }
   const get = (n, key) => results.get(n).get(SCAN_NAMES[key]);
+  // Every ratio is the median of per-round ratios (each round measures all readers back to back).
+  const ratio = (n, a, b) => medianRatio(results.get(n), SCAN_NAMES[a], SCAN_NAMES[b]);
+  const fmtR = (n, a, b) => {
+    const r = ratio(n, a, b);
+    return r === undefined ? 'n/a' : `${r.toFixed(2)}x`;
+  };
   const rows = sizes.map((n) => [
     n.toLocaleString('en-US'),
     fmtTime(get(n, 'c')),
@@ -68,12 +74,6 @@ export function scanSection({ libs, fixtures, bins, quick }) {
     'JS vs C',
     'Node reader ÷ native',
   ];
-  // Every ratio is the median of per-round ratios (each round measures all readers back to back).
-  const ratio = (n, a, b) => medianRatio(results.get(n), SCAN_NAMES[a], SCAN_NAMES[b]);
-  const fmtR = (n, a, b) => {
-    const r = ratio(n, a, b);
-    return r === undefined ? 'n/a' : `${r.toFixed(2)}x`;
-  };
   const targets = [
     targetLine('full scan, native vs C reader, N = 10', fmtR(10, 'native', 'c'), '≤ 2.00x', ratio(10, 'native', 'c') <= 2),
     targetLine('full scan, native vs C reader, N = 1,000', fmtR(1000, 'native', 'c'), '≤ 1.50x', ratio(1000, 'native', 'c') <= 1.5),
