@@ -80,10 +80,13 @@ export function cProgram(name, bin, args, check) {
  * about `targetMs` (calibrated once per implementation). Returns Map<name, median ns per op> on the
  * primary clock, with `.samples` (every round, primary clock) and `.wall` (wall-time medians).
  */
-export function interleaved(impls, { rounds, targetMs = 20, maxIterations = 2000 }) {
+export function interleaved(impls, { rounds, targetMs = 20, maxIterations = 2000, warmMs = 0 }) {
   const iterations = new Map();
   for (const impl of impls) {
     impl.run(1); // warm-up: JIT, page cache, dentries
+    // `warmMs`: in-process code is first run for that long, so every reader is measured with its hot
+    // paths compiled (a few hundred calls), as the C and Python readers time their loops after a warm-up.
+    for (const until = Date.now() + warmMs; Date.now() < until; ) impl.run(1);
     const once = Math.max(impl.run(1).wall, 1);
     iterations.set(impl.name, Math.min(maxIterations, Math.max(1, Math.round((targetMs * 1e6) / once))));
   }
@@ -107,4 +110,15 @@ export function processTime(runner, command, args, options) {
   if (out.status !== 0) throw new Error(`${command} ${args.join(' ')} exited ${out.status}: ${out.stderr}`);
   const [wall, cpu] = out.stdout.trim().split(' ').map(Number);
   return { wall, cpu };
+}
+
+/**
+ * The median over rounds of a/b, each round's a divided by the same round's b (`medians.samples` of
+ * interleaved): steadier than a ratio of medians when the machine's load changes between rounds.
+ */
+export function medianRatio(medians, a, b) {
+  const xs = medians.samples.get(a);
+  const ys = medians.samples.get(b);
+  if (!xs || !ys) return undefined;
+  return median(xs.map((x, r) => x / ys[r]));
 }

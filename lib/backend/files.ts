@@ -25,7 +25,12 @@ export interface FileBatch {
   bytes: Buffer;
 }
 
-export type ReadFiles = (dir: string, names: readonly string[], maxBytes: number) => FileBatch;
+/**
+ * `borrow`: the caller is done with the batch before the next read (it decodes it at once), so the
+ * readers may hand out views of per-process scratch arrays (status, meta; in the JS twin the bytes
+ * too) instead of fresh ones: valid until the next borrowing read.
+ */
+export type ReadFiles = (dir: string, names: readonly string[], maxBytes: number, borrow?: boolean) => FileBatch;
 
 export interface NativeReader {
   readFiles(dir: string, joinedNames: string, count: number, maxBytes: number, status: Uint8Array, meta: Float64Array): Buffer;
@@ -51,8 +56,26 @@ function openError(err: unknown, path: string): number {
   return READ_UNREADABLE;
 }
 
-/** Where the JS twin reads into: one buffer per process, grown on need, never handed out (see jsReadFiles). */
+/** Where the JS twin reads into: one buffer per process, grown on need, handed out only when borrowed. */
 let scratch = Buffer.allocUnsafe(64 * 1024);
+
+/** A borrowed batch's status and meta arrays: one pair per process, grown on need (see ReadFiles). */
+let scratchStatus = new Uint8Array(64);
+let scratchMeta = new Float64Array(64 * META_STRIDE);
+
+/** Status and meta arrays for `count` files: fresh ones, or the shared pair when the caller borrows. */
+function batchArrays(count: number, borrow: boolean): { status: Uint8Array; meta: Float64Array } {
+  if (!borrow) return { status: new Uint8Array(count), meta: new Float64Array(count * META_STRIDE) };
+  if (scratchStatus.length < count) {
+    scratchStatus = new Uint8Array(Math.max(count, scratchStatus.length * 2));
+    scratchMeta = new Float64Array(scratchStatus.length * META_STRIDE);
+  }
+  const status = scratchStatus.subarray(0, count);
+  const meta = scratchMeta.subarray(0, count * META_STRIDE);
+  status.fill(0);
+  meta.fill(0);
+  return { status, meta };
+}
 
 /** `dir` + `/` + a listed name (names hold no `/`): the file the kernel finds, without path.join's work. */
 function childPath(dir: string, name: string): string {
@@ -67,10 +90,9 @@ const SCRATCH_KEPT = 4 * 1024 * 1024;
  * one per-process scratch buffer and the batch's bytes copied out once at the end: a fresh 256 KiB
  * buffer per call (the cap plus one byte) cost more in garbage collection than reading ten records.
  */
-export const jsReadFiles: ReadFiles = (dir, names, maxBytes) => {
+export const jsReadFiles: ReadFiles = (dir, names, maxBytes, borrow = false) => {
   const count = names.length;
-  const status = new Uint8Array(count);
-  const meta = new Float64Array(count * META_STRIDE);
+  const { status, meta } = batchArrays(count, borrow);
   let out = scratch;
   let used = 0;
   for (let i = 0; i < count; i++) {
@@ -125,19 +147,20 @@ export const jsReadFiles: ReadFiles = (dir, names, maxBytes) => {
       closeSync(fd);
     }
   }
-  // A copy, so no caller's bytes change under it at the next call (small ones come from Node's pool).
+  if (scratch.length > SCRATCH_KEPT) scratch = Buffer.allocUnsafe(64 * 1024);
+  // Borrowed: valid until the next call. Else a copy, so no caller's bytes change under it at the
+  // next call (small ones come from Node's pool).
+  if (borrow) return { status, meta, bytes: out.subarray(0, used) };
   const bytes = Buffer.allocUnsafe(used);
   out.copy(bytes, 0, 0, used);
-  if (scratch.length > SCRATCH_KEPT) scratch = Buffer.allocUnsafe(64 * 1024);
   return { status, meta, bytes };
 };
 
 /** The addon's batch read behind the ReadFiles signature. */
 export function nativeReadFiles(addon: NativeReader): ReadFiles {
-  return (dir, names, maxBytes) => {
+  return (dir, names, maxBytes, borrow = false) => {
     const count = names.length;
-    const status = new Uint8Array(count);
-    const meta = new Float64Array(count * META_STRIDE);
+    const { status, meta } = batchArrays(count, borrow);
     if (count === 0) return { status, meta, bytes: Buffer.alloc(0) };
     // One string for all names: one N-API conversion instead of one per file (names hold no NUL).
     const bytes = addon.readFiles(dir, names.join('\0'), count, maxBytes, status, meta);

@@ -94,9 +94,12 @@ export function probeBackend(): ProbeBackend {
   return selected().probe;
 }
 
-/** Reads `names` inside `dir` in one batch with the selected backend's reader. Never throws for file errors. */
-export function readFiles(dir: string, names: readonly string[], maxBytes: number): FileBatch {
-  return selected().read(dir, names, maxBytes);
+/**
+ * Reads `names` inside `dir` in one batch with the selected backend's reader. Never throws for file
+ * errors. `borrow` (see ReadFiles): the bytes are used up before the next read.
+ */
+export function readFiles(dir: string, names: readonly string[], maxBytes: number, borrow = false): FileBatch {
+  return selected().read(dir, names, maxBytes, borrow);
 }
 
 /** The loaded addon when the native backend serves, else undefined. */

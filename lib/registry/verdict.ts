@@ -78,16 +78,33 @@ export interface Measurement {
 /** What measures many PIDs at once: this machine's backend (measurePids), or another host's answer (lib/hosts). */
 export type MeasurePids = (pids: readonly number[]) => { states: ProbeState[]; tokens: (string | undefined)[] };
 
+/**
+ * The probe's typed arrays, one set per process, grown on need: three fresh ones per call (each an
+ * ArrayBuffer of its own past 64 bytes) cost more in allocation and GC tracking than probing a few PIDs.
+ * measurePids never calls out while it holds them, and copies its answers out before it returns.
+ */
+let scratchPids = new Int32Array(64);
+let scratchStates = new Uint8Array(64);
+let scratchTokens = new Float64Array(64);
+
 /** ONE backend probe for many PIDs (each 1..PID_MAX): states by name, tokens in the recorded form. */
 export function measurePids(pids: readonly number[]): { states: ProbeState[]; tokens: (string | undefined)[] } {
   const count = pids.length;
   const states: ProbeState[] = new Array(count);
   const tokens: (string | undefined)[] = new Array(count);
   if (count === 0) return { states, tokens };
-  const rawStates = new Uint8Array(count);
-  const rawTokens = new Float64Array(count);
+  if (scratchPids.length < count) {
+    const size = Math.max(count, scratchPids.length * 2);
+    scratchPids = new Int32Array(size);
+    scratchStates = new Uint8Array(size);
+    scratchTokens = new Float64Array(size);
+  }
+  const input = scratchPids.subarray(0, count);
+  for (let k = 0; k < count; k++) input[k] = pids[k]!;
+  const rawStates = scratchStates;
+  const rawTokens = scratchTokens;
   const backendImpl = probeBackend();
-  backendImpl.probeInto(Int32Array.from(pids), rawStates, rawTokens);
+  backendImpl.probeInto(input, rawStates, rawTokens);
   for (let k = 0; k < count; k++) {
     states[k] = STATE_NAMES[rawStates[k]!] ?? 'unverified';
     tokens[k] = tokenAt(backendImpl.tokenForm, rawTokens, k);
@@ -110,7 +127,7 @@ export function judgeVerdicts(
 ): Verdict[] {
   const count = claims.length;
   const verdicts: Verdict[] = new Array(count);
-  const slot = new Int32Array(count).fill(-1); // index into the probe batch, or -1
+  const slot: number[] = new Array(count).fill(-1); // index into the probe batch, or -1
   const pids: number[] = [];
   for (let i = 0; i < count; i++) {
     const c = claims[i]!;

@@ -66,37 +66,46 @@ function probeable(pid: number): boolean {
  * comes after the read, as in a full scan, so a session that wrote its file before the read is seen.
  */
 function readOutcomes(dir: string, names: readonly string[], liveOnly = false): { outcomes: Outcome[]; measured?: Map<number, Measurement> } {
-  if (names.length === 0) return { outcomes: [] };
-  const { status, meta, bytes } = readFiles(dir, names, MAX_RECORD_BYTES);
+  const count = names.length;
+  if (count === 0) return { outcomes: [] };
+  // The bytes are decoded below, before any other read: a view of the reader's scratch buffer will do.
+  const { status, meta, bytes } = readFiles(dir, names, MAX_RECORD_BYTES, true);
+  const pids = new Array<number>(count);
+  for (let i = 0; i < count; i++) pids[i] = namePid(names[i]!);
   let measured: Map<number, Measurement> | undefined;
   let facts: DomainFacts | undefined;
+  /** Live-only scans: index into the probe's answers for name i, or -1 when it was not probed. */
+  let slot: number[] | undefined;
+  let probed: ReturnType<typeof measurePids> | undefined;
   if (liveOnly) {
-    const pids: number[] = [];
-    for (let i = 0; i < names.length; i++) {
-      const pid = namePid(names[i]!);
-      if (status[i] === READ_OK && probeable(pid)) pids.push(pid);
+    slot = new Array<number>(count).fill(-1);
+    const probe: number[] = [];
+    for (let i = 0; i < count; i++) {
+      if (status[i] === READ_OK && probeable(pids[i]!)) slot[i] = probe.push(pids[i]!) - 1;
     }
-    const { states, tokens } = measurePids(pids);
+    probed = measurePids(probe);
     measured = new Map();
-    for (let k = 0; k < pids.length; k++) measured.set(pids[k]!, { state: states[k]!, token: tokens[k] });
     facts = domainFacts();
   }
-  const outcomes: Outcome[] = new Array(names.length);
-  for (let i = 0; i < names.length; i++) {
-    const name = names[i]!;
+  const outcomes: Outcome[] = new Array(count);
+  for (let i = 0; i < count; i++) {
     if (status[i] !== READ_OK) {
       outcomes[i] = readFailure(status[i]!);
       continue;
     }
     const start = meta[i * META_STRIDE + META_OFFSET]!;
     const text = bytes.toString('utf8', start, start + meta[i * META_STRIDE + META_LENGTH]!);
-    const pid = namePid(name);
-    const state = measured?.get(pid)?.state;
+    const pid = pids[i]!;
+    const k = slot === undefined ? -1 : slot[i]!;
+    const state = k < 0 ? undefined : probed!.states[k];
     if ((state === 'gone' || state === 'zombie') && isProvablyLocalText(text, facts!)) {
       outcomes[i] = 'dead';
       continue;
     }
-    outcomes[i] = parseClaimText(text, childPath(dir, name), pid);
+    const outcome = parseClaimText(text, childPath(dir, names[i]!), pid);
+    outcomes[i] = outcome;
+    // Only a claim's PID is looked up again (judgeVerdicts): no Measurement for the others.
+    if (k >= 0 && typeof outcome === 'object') measured!.set(pid, { state: state!, token: probed!.tokens[k] });
   }
   return { outcomes, measured };
 }
