@@ -11,7 +11,8 @@ import type { ConfigDirs, ReadOptions, SessionRecord, SkippedCandidate } from '.
 import { MAX_ANSWER_BYTES, parseAnswer, type ReaderAnswer, type RemoteFolder } from './answer.js';
 import { judgeAnswer, remoteHasLiveInteractive } from './judge.js';
 import { readerInput } from './reader-text.js';
-import { checkHostName, lastLine, runOverSsh, type HostFailure } from './transport.js';
+import { sshGate } from './ssh-gate.js';
+import { checkHostName, checkTimeoutMs, lastLine, runOverSsh, type HostFailure } from './transport.js';
 
 /** The name that means this machine, read without ssh. */
 export const LOCAL_HOST = 'local';
@@ -140,29 +141,9 @@ async function readRemote(host: string, options: HostReadOptions): Promise<HostS
 export async function readHosts(hosts: readonly string[], options: HostReadOptions = {}): Promise<HostScan[]> {
   if (!Array.isArray(hosts)) throw new TypeError('readHosts(hosts): hosts must be an array of names');
   const names = [...new Set(hosts.map((h) => (h === LOCAL_HOST ? h : checkHostName(h))))];
-  if (options.timeoutMs !== undefined && (!Number.isFinite(options.timeoutMs) || options.timeoutMs <= 0)) {
-    throw new TypeError('readHosts: options.timeoutMs must be a positive number of milliseconds');
-  }
-  const gate = limit(MAX_PARALLEL_SSH);
+  checkTimeoutMs(options.timeoutMs, 'readHosts');
+  const gate = sshGate();
   return Promise.all(names.map((host) => (host === LOCAL_HOST ? readLocal(options) : gate(() => readRemote(host, options)))));
-}
-
-/** ssh children at once: each holds three pipes (six descriptors here), and a list of 100 hosts must not run out. */
-const MAX_PARALLEL_SSH = 16;
-
-function limit(max: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (running >= max) await new Promise<void>((resolve) => waiting.push(resolve));
-    running++;
-    try {
-      return await task();
-    } finally {
-      running--;
-      waiting.shift()?.();
-    }
-  };
 }
 
 /** The guard over many hosts: yes if any says yes, no only when every host answered no, else cannot tell. */

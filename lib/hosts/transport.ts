@@ -7,6 +7,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { lazyBuiltin } from '../runtime.js';
 import { controlDir } from './control-dir.js';
+import { setAsideSilentMaster } from './stale-master.js';
 
 const childProcess = lazyBuiltin<typeof import('node:child_process')>('node:child_process');
 
@@ -15,6 +16,8 @@ export type HostFailure = 'unreachable' | 'timeout' | 'auth failed' | 'bad answe
 
 export const DEFAULT_CONNECT_TIMEOUT_S = 5;
 export const DEFAULT_TIMEOUT_MS = 15_000;
+/** setTimeout's own limit (2^31 - 1 ms, about 24.8 days): past it Node warns and fires at once. */
+export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 /** How long a shared connection outlives its last use. */
 export const CONTROL_PERSIST_S = 60;
 
@@ -82,10 +85,21 @@ export function checkHostName(name: unknown): string {
   return name;
 }
 
-/** The full argument list for one run of `remoteCommand` (default: the reader's `sh -s`) on `host`. */
-export function sshArguments(host: string, env: NodeJS.ProcessEnv, remoteCommand = 'sh -s'): string[] {
+/** A per-host timeout option: undefined (the default) or a number of ms in 1..MAX_TIMEOUT_MS. */
+export function checkTimeoutMs(value: unknown, who: string): number | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0 || value > MAX_TIMEOUT_MS) {
+    throw new TypeError(`${who}: options.timeoutMs must be a positive number of milliseconds, at most ${MAX_TIMEOUT_MS}`);
+  }
+  return value;
+}
+
+/**
+ * The full argument list for one run of `remoteCommand` (default: the reader's `sh -s`) on `host`,
+ * sharing connections through `control` (default: controlDir's folder; undefined there: none).
+ */
+export function sshArguments(host: string, env: NodeJS.ProcessEnv, remoteCommand = 'sh -s', control = controlDir(env)): string[] {
   const [command, ...given] = sshCommand(env);
-  const control = controlDir(env);
   const mux = control
     ? ['-o', 'ControlMaster=auto', '-o', `ControlPath=${control}/%C`, '-o', `ControlPersist=${CONTROL_PERSIST_S}`]
     : ['-o', 'ControlMaster=no'];
@@ -131,21 +145,60 @@ function killOwn(child: ChildProcess): void {
   child.kill('SIGKILL');
 }
 
+/** Spawn failures that say nothing of the host: this process is short of descriptors or memory for now. */
+const STARVED = new Set(['EMFILE', 'ENFILE', 'EAGAIN', 'ENOMEM']);
+
+/** A spawn that failed for want of descriptors (or memory): tried again, not a verdict on the host. */
+interface Starved {
+  starved: string;
+}
+
 /**
  * Runs `remoteCommand` (default the reader's `sh -s`, `input` on its stdin) on `host` over ssh;
  * resolves (never rejects) with its output or a named failure.
  */
-export function runOverSsh(host: string, input: string, options: TransportOptions, remoteCommand?: string): Promise<SshOutcome> {
+export async function runOverSsh(host: string, input: string, options: TransportOptions, remoteCommand?: string): Promise<SshOutcome> {
   const env = options.env ?? process.env;
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   const started = performance.now();
+  const startedAt = Date.now();
   const elapsed = () => Math.round(performance.now() - started);
   let args: string[];
+  let control: string | undefined;
   try {
-    args = sshArguments(checkHostName(host), env, remoteCommand);
+    control = controlDir(env);
+    args = sshArguments(checkHostName(host), env, remoteCommand, control);
   } catch (error) {
-    return Promise.resolve({ ok: false, failure: 'unreachable', detail: (error as Error).message, roundTripMs: 0 });
+    return { ok: false, failure: 'unreachable', detail: (error as Error).message, roundTripMs: 0 };
   }
+  // Out of descriptors, the spawn is tried again (20 ms, 40 ms, … 500 ms apart) while the budget
+  // lasts: other reads' pipes close. Only a budget spent waiting for them is a failure.
+  for (let pause = 20; ; pause = Math.min(pause * 2, 500)) {
+    const outcome = await attempt(args, env, input, options.maxBytes, { timeoutMs, started });
+    if (!('starved' in outcome)) {
+      if (outcome.ok || outcome.failure !== 'timeout' || control === undefined) return outcome;
+      // Over a shared connection, the silence may be its master's (stopped, wedged): that master
+      // would time out every later read too, so its socket is set aside (docs/hosts.md).
+      const aside = await setAsideSilentMaster(args, env, control, startedAt);
+      return aside === undefined ? outcome : { ...outcome, detail: `${outcome.detail}; ${aside}`, roundTripMs: elapsed() };
+    }
+    if (elapsed() + pause >= timeoutMs) {
+      return { ok: false, failure: 'unreachable', detail: `cannot run ${args[0]}: ${outcome.starved}`, roundTripMs: elapsed() };
+    }
+    await new Promise((resolve) => setTimeout(resolve, pause));
+  }
+}
+
+/** One ssh child: its answer, a named failure, or a spawn starved of descriptors. */
+function attempt(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  input: string,
+  maxBytes: number,
+  budget: { timeoutMs: number; started: number },
+): Promise<SshOutcome | Starved> {
+  const { timeoutMs, started } = budget;
+  const elapsed = () => Math.round(performance.now() - started);
   return new Promise((resolve) => {
     let child: ChildProcess;
     const out: Buffer[] = [];
@@ -156,7 +209,7 @@ export function runOverSsh(host: string, input: string, options: TransportOption
     let stdoutEnded = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
     let measuredAt = 0;
-    const finish = (outcome: SshOutcome) => {
+    const finish = (outcome: SshOutcome | Starved) => {
       if (settled) return;
       settled = true;
       clearTimeout(timer);
@@ -188,10 +241,13 @@ export function runOverSsh(host: string, input: string, options: TransportOption
         windowsHide: true,
       });
     } catch (error) {
-      return finish({ ok: false, failure: 'unreachable', detail: `cannot run ${args[0]}: ${(error as Error).message}`, roundTripMs: 0 });
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code !== undefined && STARVED.has(code)) return finish({ starved: code });
+      return finish({ ok: false, failure: 'unreachable', detail: `cannot run ${args[0]}: ${(error as Error).message}`, roundTripMs: elapsed() });
     }
     child.on('error', (error: NodeJS.ErrnoException) => {
       // The spawn failed (ENOENT, EMFILE…): no exit event follows.
+      if (error.code !== undefined && STARVED.has(error.code)) return finish({ starved: error.code });
       finish({ ok: false, failure: 'unreachable', detail: `cannot run ${args[0]}: ${error.code ?? error.message}`, roundTripMs: elapsed() });
     });
     // Out of descriptors (EMFILE), Node gives a child without pipes (and without a process) and
@@ -200,10 +256,10 @@ export function runOverSsh(host: string, input: string, options: TransportOption
       killOwn(child);
       return;
     }
-    timer = setTimeout(() => abandon('timeout', `no complete answer within ${timeoutMs} ms`), timeoutMs);
+    timer = setTimeout(() => abandon('timeout', `no complete answer within ${timeoutMs} ms`), Math.max(1, timeoutMs - elapsed()));
     child.stdout!.on('data', (chunk: Buffer) => {
       outBytes += chunk.length;
-      if (outBytes > options.maxBytes) return abandon('bad answer', `the answer is over ${options.maxBytes} bytes`);
+      if (outBytes > maxBytes) return abandon('bad answer', `the answer is over ${maxBytes} bytes`);
       out.push(chunk);
     });
     child.stdout!.on('end', () => {

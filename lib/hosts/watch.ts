@@ -8,7 +8,8 @@
  */
 import { EventEmitter } from 'node:events';
 import { transition, type WatchEvent } from '../registry/watch/diff.js';
-import { readHosts, type HostReadOptions, type HostRecord, type HostScan, type HostState } from './read.js';
+import { LOCAL_HOST, readHosts, type HostReadOptions, type HostRecord, type HostScan, type HostState } from './read.js';
+import { checkHostName, checkTimeoutMs, MAX_TIMEOUT_MS } from './transport.js';
 
 export const DEFAULT_HOST_INTERVAL_MS = 2000;
 export const MAX_BACKOFF_MS = 60_000;
@@ -55,8 +56,14 @@ export class HostWatcher extends EventEmitter {
   constructor(hosts: readonly string[], readonly options: HostWatchOptions = {}) {
     super();
     const interval = options.intervalMs ?? DEFAULT_HOST_INTERVAL_MS;
-    if (!Number.isSafeInteger(interval) || interval < 10) throw new TypeError('watchHosts: options.intervalMs must be an integer of at least 10 ms');
+    if (!Number.isSafeInteger(interval) || interval < 10 || interval > MAX_TIMEOUT_MS) {
+      throw new TypeError(`watchHosts: options.intervalMs must be an integer of 10 to ${MAX_TIMEOUT_MS} ms`);
+    }
     this.interval = interval;
+    // Programmer errors here, as readHosts throws them: not an 'error' event later that nobody may hear.
+    if (!Array.isArray(hosts)) throw new TypeError('watchHosts(hosts): hosts must be an array of names');
+    for (const host of hosts) if (host !== LOCAL_HOST) checkHostName(host);
+    checkTimeoutMs(options.timeoutMs, 'watchHosts');
     this.tracks = [...new Set(hosts)].map((h) => new HostTrack(h));
     for (const track of this.tracks) void this.read(track);
   }

@@ -91,11 +91,14 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
     // --host / --all-hosts: other machines' sessions are announced too (their host in the text);
     // this machine's only when `local` is among the hosts, as every --host command reads.
     let hosts: string[] | undefined;
+    let hostTimeout: number | undefined;
     if (wantsHosts(ctx.flags)) {
       for (const flag of NOT_WITH_HOSTS) {
         if (ctx.flags[flag] !== undefined) throw new UsageError(`notify: --${flag} does not apply with --host (this machine only: drop --host)`);
       }
-      hosts = (await import('../hosts/options.js')).requestedHosts(ctx);
+      const hostOptions = await import('../hosts/options.js');
+      hosts = hostOptions.requestedHosts(ctx);
+      hostTimeout = hostOptions.hostTimeoutMs(ctx);
     }
     const sender = chooseSender(ctx.flags.via as Via | undefined, ctx.env, report);
     // The line-file folder and its lock are taken before any event flows (as watch does), so the
@@ -181,7 +184,7 @@ sent is one line on stdout (NDJSON with --json). --statusline-dir, --format and 
       ? (await import('../notify/hosts.js')).notifyHosts(remotes, wanted, ctx.flags.initial === true, {
           env: ctx.env,
           intervalMs: options.interval,
-          timeoutMs: ctx.flags['host-timeout'] === undefined ? undefined : (ctx.flags['host-timeout'] as number) * 1000,
+          timeoutMs: hostTimeout,
           // Another machine's session is never this terminal's own: offered straight to the limiter.
           offer: (notice) => {
             const now = Date.now();

@@ -46,13 +46,12 @@ const HOST_TIMEOUT_S = 3;
 
 /** `--host NAME…`: the other hosts' parts, read over ssh while this machine's registry is scanned. */
 async function readOtherHosts(ctx: Parameters<Command['run']>[0]): Promise<{ remotes: string[]; parts: () => Promise<HostPart[]> }> {
-  const { requestedHosts } = await import('../hosts/options.js');
+  const { requestedHosts, hostTimeoutMs } = await import('../hosts/options.js');
   const { readHosts, LOCAL_HOST } = await import('../../hosts/read.js');
   const { hostPart } = await import('../statusline/hosts-line.js');
   const remotes = (requestedHosts(ctx) ?? []).filter((h) => h !== LOCAL_HOST);
-  const seconds = (ctx.flags['host-timeout'] as number | undefined) ?? HOST_TIMEOUT_S;
-  if (seconds < 1) throw new UsageError('--host-timeout: at least 1 second');
-  const reading = remotes.length > 0 ? readHosts(remotes, { env: ctx.env, timeoutMs: seconds * 1000 }) : Promise.resolve([]);
+  const timeoutMs = hostTimeoutMs(ctx) ?? HOST_TIMEOUT_S * 1000;
+  const reading = remotes.length > 0 ? readHosts(remotes, { env: ctx.env, timeoutMs }) : Promise.resolve([]);
   return { remotes, parts: async () => (await reading).map((s) => hostPart(s.host, s.state, s.records)) };
 }
 

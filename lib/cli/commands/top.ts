@@ -32,11 +32,9 @@ The prune key prunes this machine only.`,
     let hosts: string[] | undefined;
     let hostTimeoutMs: number | undefined;
     if (wantsHosts(ctx.flags)) {
-      const { requestedHosts } = await import('../hosts/options.js');
-      hosts = requestedHosts(ctx);
-      const seconds = ctx.flags['host-timeout'] as number | undefined;
-      if (seconds === 0) throw new UsageError('--host-timeout: at least 1 second');
-      hostTimeoutMs = seconds === undefined ? undefined : seconds * 1000;
+      const options = await import('../hosts/options.js');
+      hosts = options.requestedHosts(ctx);
+      hostTimeoutMs = options.hostTimeoutMs(ctx);
     }
     return runTop({ configDirs: configDirList(ctx.configDirs, ctx.env), env: ctx.env, interval, paint: ctx.paint, hosts, hostTimeoutMs });
   },

@@ -93,6 +93,15 @@ export async function hasInteractiveOnHosts(ctx: Context): Promise<number> {
   return code;
 }
 
+/** The ssh command line doctor shows, or null when there is none (CLAUDE_PS_SSH does not split: the host's detail says so). */
+function sshLine(host: string, env: NodeJS.ProcessEnv): string[] | null {
+  try {
+    return sshArguments(host, env);
+  } catch {
+    return null;
+  }
+}
+
 export async function doctorOnHosts(ctx: Context): Promise<number> {
   const list = await scans(ctx);
   const reports = list.map((s) => {
@@ -100,7 +109,7 @@ export async function doctorOnHosts(ctx: Context): Promise<number> {
     for (const r of s.records) verdicts[r.verdict] = (verdicts[r.verdict] ?? 0) + 1;
     return {
       ...hostJson(s),
-      ssh: s.host === 'local' ? null : sshArguments(s.host, ctx.env),
+      ssh: s.host === 'local' ? null : sshLine(s.host, ctx.env),
       remote: s.remote ?? null,
       verdicts,
       skipped: s.skipped.map((k) => ({ path: k.path, pid: k.pid, reason: k.reason })),

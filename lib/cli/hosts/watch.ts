@@ -13,7 +13,7 @@ import { UsageError } from '../args.js';
 import type { Context } from '../command.js';
 import { err, out, outJson } from '../output.js';
 import { recordJson } from '../records.js';
-import { requestedHosts } from './options.js';
+import { hostTimeoutMs, requestedHosts } from './options.js';
 import { openLineFilesWithHosts } from '../statusline/host-lines.js';
 
 // What watch --host does not do yet: said plainly rather than silently done for this machine only.
@@ -29,9 +29,8 @@ export async function watchOnHosts(ctx: Context): Promise<number> {
   // --statusline-dir: this machine's line files, naming the other hosts' waiting sessions (docs/statusline.md).
   const lines = await openLineFilesWithHosts(ctx, hosts.filter((h) => h !== LOCAL_HOST));
   const remotes = hosts.filter((h) => h !== LOCAL_HOST);
-  const seconds = ctx.flags['host-timeout'] as number | undefined;
   const say = (line: object) => outJson(line);
-  const remote = watchHosts(remotes, { env: ctx.env, intervalMs: interval, timeoutMs: seconds === undefined ? undefined : seconds * 1000 });
+  const remote = watchHosts(remotes, { env: ctx.env, intervalMs: interval, timeoutMs: hostTimeoutMs(ctx) });
   remote.on('change', (e: HostWatchEvent) => {
     const fields = e.type === 'changed' || e.type === 'died' ? e.fields : [];
     say({ type: e.type, time: Date.now(), host: e.host, fields, record: { host: e.host, measuredAt: e.record.measuredAt, ...recordJson(e.record) } });
