@@ -77,11 +77,9 @@ export function judgeListing(look: Look, previous?: Look): Judged {
   return { names: undefined, waitMs: Number(wait / 1_000_000n) + 1 };
 }
 
-/** The clocks and the first stamp of a look; the listing and the second stamp follow. */
-function begin(dir: string): Pick<Look, 'wallNs' | 'monoNs' | 'before'> {
-  const wallNs = BigInt(Date.now()) * 1_000_000n;
-  const monoNs = process.hrtime.bigint();
-  return { wallNs, monoNs, before: stampOf(dir) };
+/** Wall clock (ns), read just before the first stamp of a look. */
+function wallClockNs(): bigint {
+  return BigInt(Date.now()) * 1_000_000n;
 }
 
 /** The folder kept changing under LISTING_ATTEMPTS listings (or their reads): its sessions are unknown. */
@@ -101,9 +99,13 @@ export function listComplete(dir: string): string[] {
   for (let attempt = 1; ; attempt++) {
     let current: Look;
     try {
-      // In this order: the first stamp, the listing, the second stamp.
-      current = { ...begin(dir), names: readdirSync(dir), after: undefined };
-      current.after = stampOf(dir);
+      // In this order: the clocks, the first stamp, the listing, the second stamp. Plain locals and
+      // one literal: spreading a helper's object here cost ~8 µs per listing (a third of it at N=10).
+      const wallNs = wallClockNs();
+      const monoNs = process.hrtime.bigint();
+      const before = stampOf(dir);
+      const names = readdirSync(dir);
+      current = { names, before, after: stampOf(dir), wallNs, monoNs };
     } catch (error) {
       return listingFailure(dir, error);
     }
@@ -121,8 +123,11 @@ export async function listCompleteAsync(dir: string): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
     let current: Look;
     try {
-      current = { ...begin(dir), names: await fsPromises().readdir(dir), after: undefined };
-      current.after = stampOf(dir);
+      const wallNs = wallClockNs();
+      const monoNs = process.hrtime.bigint();
+      const before = stampOf(dir);
+      const names = await fsPromises().readdir(dir);
+      current = { names, before, after: stampOf(dir), wallNs, monoNs };
     } catch (error) {
       return listingFailure(dir, error);
     }
