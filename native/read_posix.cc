@@ -147,6 +147,15 @@ int ListFolder(const char* dir, std::string* names, double* stamps) {
   if (err == 0) {
     if (fstat(dirfd(d), &st) == 0) {
       StampOf(st, stamps + kStampStride);
+      // The names were read from this descriptor, but the records are then read by path: if the path
+      // no longer names this folder (renamed away, another put in its place), the proof must fail, as
+      // the by-path stamps of the JS path would. A path that cannot be stat'ed gets a size no folder has.
+      struct stat now;
+      if (stat(dir, &now) != 0) {
+        stamps[kStampStride + 6] = -1;
+      } else if (now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+        StampOf(now, stamps + kStampStride);
+      }
     } else {
       err = errno;
     }

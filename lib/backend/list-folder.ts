@@ -40,6 +40,7 @@ function stampAt(at: number): FolderStamp {
     ino: BigInt(stamps[at + 1]!),
     ctimeNs: BigInt(stamps[at + 2]!) * 1_000_000_000n + BigInt(stamps[at + 3]!),
     mtimeNs: BigInt(stamps[at + 4]!) * 1_000_000_000n + BigInt(stamps[at + 5]!),
+    // -1: the addon could not stat the path after the listing (the proof then fails: see read_posix.cc).
     size: BigInt(stamps[at + 6]!),
   };
 }
