@@ -72,6 +72,31 @@ Napi::Value ReadFiles(const Napi::CallbackInfo& info) {
   return Napi::Buffer<char>::Copy(env, out.data(), out.size());
 }
 
+// listFolder(dir, stamps: Float64Array of 2 * kStampStride) -> the names, each followed by a NUL, or
+// -errno. One crossing for the stamps and the listing of a proven-complete listing (docs/guard.md).
+Napi::Value ListFolder(const Napi::CallbackInfo& info) {
+  Napi::Env env = info.Env();
+  if (info.Length() != 2 || !info[0].IsString() || !info[1].IsTypedArray()) {
+    Napi::TypeError::New(env, "listFolder(dir: string, stamps: Float64Array)").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  auto stamps = info[1].As<Napi::TypedArray>();
+  if (stamps.TypedArrayType() != napi_float64_array || stamps.ElementLength() < 2 * claude_ps::kStampStride) {
+    Napi::RangeError::New(env, "listFolder: stamps must be a Float64Array of 14").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  const std::string dir = info[0].As<Napi::String>().Utf8Value();
+  if (dir.empty() || dir.find('\0') != std::string::npos) {
+    Napi::TypeError::New(env, "listFolder: dir is empty or holds NUL").ThrowAsJavaScriptException();
+    return env.Undefined();
+  }
+  std::string names;
+  names.reserve(4096);
+  const int err = claude_ps::ListFolder(dir.c_str(), &names, stamps.As<Napi::Float64Array>().Data());
+  if (err != 0) return Napi::Number::New(env, -err);
+  return Napi::String::New(env, names.data(), names.size());
+}
+
 // lockFolder(path) -> descriptor holding flock(LOCK_EX) on the folder, or -errno (-EWOULDBLOCK: held)
 Napi::Value LockFolder(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
@@ -91,6 +116,7 @@ Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
   exports.Set("readFiles", Napi::Function::New(env, ReadFiles, "readFiles"));
   exports.Set("lockFolder", Napi::Function::New(env, LockFolder, "lockFolder"));
+  exports.Set("listFolder", Napi::Function::New(env, ListFolder, "listFolder"));
   exports.Set("clockTicks", Napi::Number::New(env, static_cast<double>(claude_ps::ClockTicksPerSecond())));
   claude_ps::RegisterExitWatch(env, exports);
   return exports;

@@ -3,6 +3,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -92,7 +93,76 @@ uint8_t ReadOne(int fd, size_t max_bytes, double* m, std::vector<char>* out) {
   return kReadOk;
 }
 
+void StampOf(const struct stat& st, double* s) {
+  s[0] = static_cast<double>(st.st_dev);
+  s[1] = static_cast<double>(st.st_ino);
+#ifdef __APPLE__
+  s[2] = static_cast<double>(st.st_ctimespec.tv_sec);
+  s[3] = static_cast<double>(st.st_ctimespec.tv_nsec);
+  s[4] = static_cast<double>(st.st_mtimespec.tv_sec);
+  s[5] = static_cast<double>(st.st_mtimespec.tv_nsec);
+#else
+  s[2] = static_cast<double>(st.st_ctim.tv_sec);
+  s[3] = static_cast<double>(st.st_ctim.tv_nsec);
+  s[4] = static_cast<double>(st.st_mtim.tv_sec);
+  s[5] = static_cast<double>(st.st_mtim.tv_nsec);
+#endif
+  s[6] = static_cast<double>(st.st_size);
+}
+
 }  // namespace
+
+int ListFolder(const char* dir, std::string* names, double* stamps) {
+  int fd;
+  do {
+    fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  } while (fd < 0 && errno == EINTR);
+  if (fd < 0) return errno;
+  struct stat st;
+  if (fstat(fd, &st) != 0) {
+    const int err = errno;
+    close(fd);
+    return err;
+  }
+  StampOf(st, stamps);
+  DIR* d = fdopendir(fd);
+  if (d == nullptr) {
+    const int err = errno;
+    close(fd);
+    return err;
+  }
+  int err = 0;
+  for (;;) {
+    errno = 0;
+    const struct dirent* e = readdir(d);
+    if (e == nullptr) {
+      err = errno;  // 0 at the end; else the listing is incomplete, and says so
+      break;
+    }
+    const char* n = e->d_name;
+    if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0'))) continue;
+    names->append(n);
+    names->push_back('\0');
+  }
+  if (err == 0) {
+    if (fstat(dirfd(d), &st) == 0) {
+      StampOf(st, stamps + kStampStride);
+      // The names were read from this descriptor, but the records are then read by path: if the path
+      // no longer names this folder (renamed away, another put in its place), the proof must fail, as
+      // the by-path stamps of the JS path would. A path that cannot be stat'ed gets a size no folder has.
+      struct stat now;
+      if (stat(dir, &now) != 0) {
+        stamps[kStampStride + 6] = -1;
+      } else if (now.st_dev != st.st_dev || now.st_ino != st.st_ino) {
+        StampOf(now, stamps + kStampStride);
+      }
+    } else {
+      err = errno;
+    }
+  }
+  closedir(d);
+  return err;
+}
 
 void ReadFilesAt(const char* dir, const char* names, size_t names_len, size_t count, size_t max_bytes,
                  uint8_t* status, double* meta, std::vector<char>* out) {

@@ -9,6 +9,7 @@
 #endif
 #include <windows.h>
 
+#include <cerrno>
 #include <cstring>
 #include <string>
 
@@ -137,5 +138,8 @@ void ReadFilesAt(const char* dir, const char* names, size_t names_len, size_t co
     CloseHandle(h);
   }
 }
+
+// The Windows listing stays in JS (lib/registry/read/complete-listing.ts).
+int ListFolder(const char*, std::string*, double*) { return ENOSYS; }
 
 }  // namespace claude_ps

@@ -4,6 +4,7 @@
  */
 import { formatLstart } from '../proc/lstart.js';
 import { jsReadFiles, nativeReadFiles, type FileBatch, type ReadFiles } from './files.js';
+import { nativeListFolder, type ListFolder } from './list-folder.js';
 import { loadNativeAddon, type NativeAddon } from './load.js';
 import { nativeBackend } from './native.js';
 import { jsLinuxBackend } from './js-linux.js';
@@ -35,6 +36,8 @@ interface Selection {
   probe: ProbeBackend;
   /** The batch file reader that goes with it: the addon's, or the JS twin. */
   read: ReadFiles;
+  /** The addon's one-call folder listing, when it serves and has one (else the registry lists in JS). */
+  list?: ListFolder | undefined;
   info: BackendInfo;
   /** The addon, when it serves (kernel exit notification rides on it: lib/backend/exits.ts). */
   addon?: NativeAddon;
@@ -71,6 +74,7 @@ function select(): Selection {
     return {
       probe: nativeBackend(loaded.addon),
       read: nativeReadFiles(loaded.addon),
+      list: nativeListFolder(loaded.addon),
       info: { name: 'native' },
       addon: loaded.addon,
       addonFile: loaded.file,
@@ -100,6 +104,11 @@ export function probeBackend(): ProbeBackend {
  */
 export function readFiles(dir: string, names: readonly string[], maxBytes: number, borrow = false): FileBatch {
   return selected().read(dir, names, maxBytes, borrow);
+}
+
+/** The selected backend's one-call folder listing (lib/backend/list-folder.ts), or undefined: list in JS. */
+export function folderLister(): ListFolder | undefined {
+  return selected().list;
 }
 
 /** The loaded addon when the native backend serves, else undefined. */

@@ -7,8 +7,9 @@ import { createRequire } from 'node:module';
 import { dirname, join, posix, relative, sep } from 'node:path';
 import { hereFile } from '../runtime.js';
 import type { NativeReader } from './files.js';
+import type { NativeLister } from './list-folder.js';
 
-export interface NativeAddon extends NativeReader {
+export interface NativeAddon extends NativeReader, NativeLister {
   probe(pids: Int32Array, states: Uint8Array, tokens: Float64Array): void;
   readonly clockTicks: number;
 }

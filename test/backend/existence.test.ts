@@ -1,15 +1,16 @@
 /**
- * "Does this PID exist" without private Node APIs: `kill(pid, 0)` through the public `process.kill`,
- * and the Linux JS backend, which reads no start token from a /proc of another PID namespace.
+ * "Does this PID exist": `kill(pid, 0)` through Node's raw `process._kill` (an errno, no Error per dead
+ * PID), or the public `process.kill` where a runtime has no raw one; and the Linux JS backend, which
+ * reads no start token from a /proc of another PID namespace.
  */
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { killZero } from '../../lib/backend/kill.js';
+import { killZero, killZeroPublic } from '../../lib/backend/kill.js';
 import { procIsOurs } from '../../lib/backend/js-linux.js';
 import { hasUnshare, isRoot, ownThreadId, reapedPid, spawnSleep } from '../helpers/processes.js';
 
-describe('killZero (process.kill, public API)', () => {
+describe('killZero (kill(pid, 0) through Node)', () => {
   it('says exists for live processes and threads, and not for reaped or impossible PIDs', async () => {
     const live = spawnSleep();
     const pids = [process.pid, live.pid, reapedPid(), 2147483000, ownThreadId()];
@@ -19,6 +20,14 @@ describe('killZero (process.kill, public API)', () => {
 
   it('says exists on EPERM (PID 1 as seen by any user is not ESRCH)', () => {
     expect(killZero(1)).toBe(true);
+  });
+
+  it('answers the same through the public process.kill, the path where a runtime has no raw kill', async () => {
+    const live = spawnSleep();
+    const pids = [process.pid, live.pid, reapedPid(), 2147483000, ownThreadId(), 1];
+    expect(pids.map(killZeroPublic)).toEqual([true, true, false, false, true, true]);
+    expect(pids.map(killZeroPublic)).toEqual(pids.map(killZero));
+    await live.end();
   });
 });
 
@@ -58,6 +67,7 @@ describe('killZero and the caller’s Error settings', () => {
     Error.stackTraceLimit = 7;
     try {
       expect([killZero(process.pid), killZero(reapedPid())]).toEqual([true, false]);
+      expect([killZeroPublic(process.pid), killZeroPublic(reapedPid())]).toEqual([true, false]);
       expect(Error.stackTraceLimit).toBe(7);
     } finally {
       Error.stackTraceLimit = before;

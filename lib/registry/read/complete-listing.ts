@@ -7,7 +7,9 @@
  * kept them (judgeListing). Else the folder is listed again, a bounded number of times, and then its
  * contents are unknown: a RegistryUnreadableError, never a guessed "none".
  */
-import { readdirSync, statSync, type BigIntStats } from 'node:fs';
+import { readdirSync, statSync } from 'node:fs';
+import { folderLister } from '../../backend/index.js';
+import type { FolderStamp } from '../../backend/list-folder.js';
 import { lazyBuiltin } from '../../runtime.js';
 import { listingFailure, RegistryUnreadableError } from './unreadable-folder.js';
 
@@ -28,8 +30,8 @@ const CHANGED_PAUSE_MS = 5;
 /** One listing and the stamps around it. */
 export interface Look {
   names: string[];
-  before: BigIntStats | undefined;
-  after: BigIntStats | undefined;
+  before: FolderStamp | undefined;
+  after: FolderStamp | undefined;
   /** Wall clock (ns) just before `before`: compared with the folder's change time. */
   wallNs: bigint;
   /** Monotonic clock (ns) just before `before`: how long two looks span, whatever the wall clock does. */
@@ -39,11 +41,11 @@ export interface Look {
 /** What a look proves: the names when the listing is complete, else how long to wait before the next. */
 export type Judged = { names: string[] } | { names: undefined; waitMs: number };
 
-function stampOf(dir: string): BigIntStats | undefined {
+function stampOf(dir: string): FolderStamp | undefined {
   return statSync(dir, { bigint: true, throwIfNoEntry: false });
 }
 
-function same(a: BigIntStats, b: BigIntStats): boolean {
+function same(a: FolderStamp, b: FolderStamp): boolean {
   return a.dev === b.dev && a.ino === b.ino && a.ctimeNs === b.ctimeNs && a.mtimeNs === b.mtimeNs && a.size === b.size;
 }
 
@@ -77,11 +79,9 @@ export function judgeListing(look: Look, previous?: Look): Judged {
   return { names: undefined, waitMs: Number(wait / 1_000_000n) + 1 };
 }
 
-/** The clocks and the first stamp of a look; the listing and the second stamp follow. */
-function begin(dir: string): Pick<Look, 'wallNs' | 'monoNs' | 'before'> {
-  const wallNs = BigInt(Date.now()) * 1_000_000n;
-  const monoNs = process.hrtime.bigint();
-  return { wallNs, monoNs, before: stampOf(dir) };
+/** Wall clock (ns), read just before the first stamp of a look. */
+function wallClockNs(): bigint {
+  return BigInt(Date.now()) * 1_000_000n;
 }
 
 /** The folder kept changing under LISTING_ATTEMPTS listings (or their reads): its sessions are unknown. */
@@ -97,13 +97,25 @@ const sleeper = new Int32Array(new SharedArrayBuffer(4));
  * listed, or whose listing cannot be proven complete, throws RegistryUnreadableError.
  */
 export function listComplete(dir: string): string[] {
+  const list = folderLister();
   let previous: Look | undefined;
   for (let attempt = 1; ; attempt++) {
     let current: Look;
     try {
-      // In this order: the first stamp, the listing, the second stamp.
-      current = { ...begin(dir), names: readdirSync(dir), after: undefined };
-      current.after = stampOf(dir);
+      // In this order: the clocks, the first stamp, the listing, the second stamp. Plain locals and
+      // one literal: spreading a helper's object here cost ~8 µs per listing (a third of it at N=10).
+      const wallNs = wallClockNs();
+      const monoNs = process.hrtime.bigint();
+      if (list !== undefined) {
+        // The addon: the stamps are fstat(2) of the very descriptor the names are read from, in one
+        // crossing. What they prove is the same: that folder did not change while it was listed.
+        const { names, before, after } = list(dir);
+        current = { names, before, after, wallNs, monoNs };
+      } else {
+        const before = stampOf(dir);
+        const names = readdirSync(dir);
+        current = { names, before, after: stampOf(dir), wallNs, monoNs };
+      }
     } catch (error) {
       return listingFailure(dir, error);
     }
@@ -121,8 +133,11 @@ export async function listCompleteAsync(dir: string): Promise<string[]> {
   for (let attempt = 1; ; attempt++) {
     let current: Look;
     try {
-      current = { ...begin(dir), names: await fsPromises().readdir(dir), after: undefined };
-      current.after = stampOf(dir);
+      const wallNs = wallClockNs();
+      const monoNs = process.hrtime.bigint();
+      const before = stampOf(dir);
+      const names = await fsPromises().readdir(dir);
+      current = { names, before, after: stampOf(dir), wallNs, monoNs };
     } catch (error) {
       return listingFailure(dir, error);
     }

@@ -212,7 +212,8 @@ function lostSome(f: Folder): boolean {
 function readFolder(dir: string, liveOnly: boolean, delay: number): Folder {
   for (let attempt = 1; ; attempt++) {
     const names = listCandidates(dir, true);
-    const f: Folder = { dir, names, ...readOutcomes(dir, names, liveOnly) };
+    const { outcomes, measured } = readOutcomes(dir, names, liveOnly);
+    const f: Folder = { dir, names, outcomes, measured };
     if (needsRetry([f])) {
       sleepSync(delay);
       reread([f]);
@@ -277,7 +278,8 @@ export async function scanLiveAsync(configDirs?: ConfigDirs, options?: ReadOptio
 async function readFolderAsync(dir: string, liveOnly: boolean, delay: number): Promise<Folder> {
   for (let attempt = 1; ; attempt++) {
     const names = await listCandidatesAsync(dir, true);
-    const f: Folder = { dir, names, ...(await readOutcomesInSlices(dir, names, liveOnly)) };
+    const { outcomes, measured } = await readOutcomesInSlices(dir, names, liveOnly);
+    const f: Folder = { dir, names, outcomes, measured };
     if (needsRetry([f])) {
       await new Promise((resolve) => setTimeout(resolve, delay));
       reread([f]);
