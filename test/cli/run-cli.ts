@@ -96,12 +96,29 @@ export interface Ran {
   stderr: string;
 }
 
+let runtimeDir: string | undefined;
+
 /**
- * The environment the CLI runs in: ours, without colour or a config dir of the developer's, and
- * without the statusline's watcher autostart unless a test asks for it (it would outlive the test).
+ * An XDG_RUNTIME_DIR of this test process's own (removed at its exit): the default line-file folder
+ * (and ssh ControlPath folder) of every CLI it runs, so what a test sees never depends on a watcher
+ * something else keeps in the shared `/tmp/claude-ps-<uid>`.
+ */
+function testRuntimeDir(): string {
+  if (runtimeDir === undefined) {
+    const dir = mkdtempSync(join(tmpdir(), 'cps-xdg-'));
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    runtimeDir = dir;
+  }
+  return runtimeDir;
+}
+
+/**
+ * The environment the CLI runs in: ours, without colour or a config dir of the developer's, with a
+ * runtime folder of this test process's own (unless `extra` names one), and without the statusline's
+ * watcher autostart unless a test asks for it (it would outlive the test).
  */
 export function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { CLAUDE_PS_NO_AUTOSTART: '1', ...process.env, ...extra };
+  const env: NodeJS.ProcessEnv = { CLAUDE_PS_NO_AUTOSTART: '1', ...process.env, XDG_RUNTIME_DIR: testRuntimeDir(), ...extra };
   delete env.FORCE_COLOR;
   if (!('CLAUDE_CONFIG_DIR' in extra)) delete env.CLAUDE_CONFIG_DIR;
   return env;
