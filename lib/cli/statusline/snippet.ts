@@ -17,8 +17,9 @@ export interface SnippetOptions {
 /**
  * The snippet's command, running `claudePs` (already shell words) for the fallback. It prints
  * `DIR/$CLAUDE_PID` only when DIR is a folder of this user's (`-O`, and not a symlink: with no
- * XDG_RUNTIME_DIR it is a predictable name in /tmp another user could make first), the file is newer
- * than the session's own record, and the watcher beats (`.beat` newer than `.now`, which it
+ * XDG_RUNTIME_DIR it is a predictable name in /tmp another user could make first), the file is this
+ * user's (no one else can make one: `.now` is then written only where a watcher of ours wrote) and
+ * newer than the session's own record, and the watcher beats (`.beat` newer than `.now`, which it
  * truncates first: lib/cli/statusline/heartbeat.ts). An XDG_RUNTIME_DIR that is not absolute is
  * ignored, as the XDG spec says. `-O` is not in POSIX `test`, but dash, bash (3.2 too), zsh and
  * busybox have it; a shell without it fails the test and so falls back.
@@ -26,7 +27,7 @@ export interface SnippetOptions {
 export function snippetCommand(claudePs: string, options: SnippetOptions = {}): string {
   return (
     'case $XDG_RUNTIME_DIR in /*) d=$XDG_RUNTIME_DIR/claude-ps;; *) d=${TMPDIR:-/tmp}/claude-ps-$(id -u);; esac; f=$d/$CLAUDE_PID; ' +
-    '[ ! -L "$d" ] && [ -O "$d" ] && [ "$f" -nt "${CLAUDE_CONFIG_DIR:-$HOME/.claude}/sessions/$CLAUDE_PID.json" ] && ' +
+    '[ ! -L "$d" ] && [ -O "$d" ] && [ -O "$f" ] && [ "$f" -nt "${CLAUDE_CONFIG_DIR:-$HOME/.claude}/sessions/$CLAUDE_PID.json" ] && ' +
     'true 2>/dev/null >"$d/.now" && [ "$d/.beat" -nt "$d/.now" ] && cat "$f" || ' +
     `${claudePs} statusline${options.notify === true ? ' --notify' : ''}`
   );
