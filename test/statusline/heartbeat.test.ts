@@ -61,8 +61,8 @@ function watch(reg: RegistryFixture, dir: string): ChildProcess {
 const beatMs = (dir: string) => statSync(join(dir, '.beat')).mtimeMs;
 
 /** The settings snippet in this runtime folder, `echo` standing in for the slow path. */
-const snippet = (reg: RegistryFixture, runtime: string) =>
-  spawnSync('/bin/sh', ['-c', snippetCommand('echo')], {
+const snippet = (reg: RegistryFixture, runtime: string, shell: string[] = ['/bin/sh']) =>
+  spawnSync(shell[0]!, [...shell.slice(1), '-c', snippetCommand('echo')], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH, HOME: process.env.HOME, XDG_RUNTIME_DIR: runtime, CLAUDE_CONFIG_DIR: reg.configDir, CLAUDE_PID: String(me.pid) },
   }).stdout;
@@ -76,6 +76,8 @@ describe('the watcher\'s heartbeat', () => {
     expect(first).toBeGreaterThan(Date.now() + 500); // ahead of now (by 2 s, less a loaded machine's delay)
     await until(() => beatMs(dir) > first, 'the next beat', 5000);
     expect(snippet(reg, runtime)).toBe('1 busy\n');
+    // bash in POSIX mode stands for macOS's /bin/sh (bash 3.2): `-O`, and `true >file` failing softly.
+    if (spawnSync('bash', ['--version']).status === 0) expect(snippet(reg, runtime, ['bash', '--posix'])).toBe('1 busy\n');
     expect(existsSync(join(dir, '.now'))).toBe(true); // the snippet's own "now"
     w.kill('SIGTERM');
     await new Promise((r) => w.once('exit', r));
