@@ -145,14 +145,20 @@ export class LineFiles {
     // What an earlier watcher left (it died with its guardian, or the machine went down): none runs,
     // since this process holds the lock.
     for (const n of readdirSync(this.dir)) if (LINE_NAME.test(n) || TEMP_NAME.test(n) || INFO_TEMP.test(n)) this.unlink(join(this.dir, n));
-    writeWatcherInfo(this.dir, {
-      pid: process.pid,
-      token: processStartToken(process.pid) ?? null,
-      since: Date.now(),
-      sessionsDirs: [...(options.sessionsDirs ?? [])],
-      ...options.about,
-    });
+    // Made before `.watcher`, so whoever waits for `.watcher` finds `.beat` there too.
     this.heartbeat = new Heartbeat(this.dir, this.seconds ? LEAD_SECONDS_MS : LEAD_MS, this.onError);
+    try {
+      writeWatcherInfo(this.dir, {
+        pid: process.pid,
+        token: processStartToken(process.pid) ?? null,
+        since: Date.now(),
+        sessionsDirs: [...(options.sessionsDirs ?? [])],
+        ...options.about,
+      });
+    } catch (error) {
+      this.heartbeat.close(true);
+      throw error;
+    }
   }
 
   private startGuardian(): void {
