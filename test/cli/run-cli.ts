@@ -7,6 +7,7 @@ import { spawn, spawnSync, type SpawnOptions } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterAll } from 'vitest';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 const BUILT = join(ROOT, 'dist', 'cli.cjs');
@@ -96,12 +97,32 @@ export interface Ran {
   stderr: string;
 }
 
+let runtimeDir: string | undefined;
+
 /**
- * The environment the CLI runs in: ours, without colour or a config dir of the developer's, and
- * without the statusline's watcher autostart unless a test asks for it (it would outlive the test).
+ * An XDG_RUNTIME_DIR of this test file's own (made on first use, removed after its tests): the
+ * default line-file folder (and ssh ControlPath folder) of every CLI it runs, so what a test sees
+ * never depends on a watcher something else keeps in the shared `/tmp/claude-ps-<uid>`.
+ */
+function testRuntimeDir(): string {
+  runtimeDir ??= mkdtempSync(join(tmpdir(), 'cps-xdg-'));
+  return runtimeDir;
+}
+
+// Each test file imports this module afresh (vitest isolates files), so each removes its own folder;
+// a fork's 'exit' event does not come when vitest ends the worker.
+afterAll(() => {
+  if (runtimeDir !== undefined) rmSync(runtimeDir, { recursive: true, force: true });
+  runtimeDir = undefined;
+});
+
+/**
+ * The environment the CLI runs in: ours, without colour or a config dir of the developer's, with a
+ * runtime folder of this test process's own (unless `extra` names one), and without the statusline's
+ * watcher autostart unless a test asks for it (it would outlive the test).
  */
 export function cliEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { CLAUDE_PS_NO_AUTOSTART: '1', ...process.env, ...extra };
+  const env: NodeJS.ProcessEnv = { CLAUDE_PS_NO_AUTOSTART: '1', ...process.env, XDG_RUNTIME_DIR: testRuntimeDir(), ...extra };
   delete env.FORCE_COLOR;
   if (!('CLAUDE_CONFIG_DIR' in extra)) delete env.CLAUDE_CONFIG_DIR;
   return env;

@@ -7,8 +7,9 @@
  * At most once per few seconds however many renders race (an exclusive stamp file), and at most one
  * watcher per folder whatever happens (the folder's lock, taken by the watcher itself).
  */
-import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, unlinkSync } from 'node:fs';
+import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, realpathSync, unlinkSync } from 'node:fs';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { OwnedFolder } from './owned-folder.js';
 import { spawnDetached } from './spawn-detached.js';
 import { AUTOSTART_STAMP, runningWatcher, WATCHER_LOG } from './watcher-info.js';
 
@@ -21,11 +22,12 @@ const LOG_LIMIT = 64 * 1024;
 /**
  * The default line-file folder: `$XDG_RUNTIME_DIR/claude-ps` (a login's own folder, removed when it
  * ends), else `${TMPDIR:-/tmp}/claude-ps-<uid>`. Computed as the settings snippet's shell does, so both
- * name the same folder.
+ * name the same folder. An XDG_RUNTIME_DIR that is not absolute is ignored, as the XDG Base Directory
+ * spec says (the watcher runs in `/`, the snippet wherever Claude Code runs it).
  */
 export function defaultLineDir(env: NodeJS.ProcessEnv): string {
   const runtime = env.XDG_RUNTIME_DIR;
-  if (runtime) return join(runtime, 'claude-ps');
+  if (runtime !== undefined && runtime.startsWith('/')) return join(runtime, 'claude-ps');
   const tmp = (env.TMPDIR || '/tmp').replace(/(.)\/+$/, '$1');
   return join(tmp, `claude-ps-${process.getuid?.() ?? 'user'}`);
 }
@@ -90,7 +92,11 @@ function idleExit(request: AutostartRequest): number {
   return valid(fromEnv) ? fromEnv : DEFAULT_IDLE_EXIT_S;
 }
 
-/** The folder as `--statusline-dir` would take it (this user's, written by nobody else), created when missing. */
+/**
+ * The folder as `--statusline-dir` would take it, created when missing: not a symlink (the snippet
+ * refuses one), and the chain the watcher checks (owned-folder.ts), so no render starts a watcher
+ * that would refuse the folder and exit, every few seconds.
+ */
 function ownFolder(dir: string): string | undefined {
   try {
     mkdirSync(dir, { mode: 0o700 });
@@ -98,10 +104,12 @@ function ownFolder(dir: string): string | undefined {
     const code = (error as NodeJS.ErrnoException).code;
     if (code !== 'EEXIST') return `cannot create ${dir} (${code ?? String(error)})`;
   }
-  const st = lstatSync(dir);
-  if (!st.isDirectory()) return `${dir} is not a folder`;
-  if (process.getuid !== undefined && st.uid !== process.getuid()) return `${dir} is not this user's`;
-  if ((st.mode & 0o022) !== 0) return `${dir} may be written by others`;
+  try {
+    if (!lstatSync(dir).isDirectory()) return `${dir} is not a folder`;
+    new OwnedFolder(realpathSync(dir), dir);
+  } catch (error) {
+    return (error as Error).message;
+  }
   return undefined;
 }
 

@@ -14,7 +14,9 @@
  * - a watcher starting in DIR removes whatever an earlier one left (it holds the lock: none runs);
  * - a file is rewritten whenever its own session's record changes, so it is newer than that record
  *   while a watcher keeps it; the settings snippet renders it only then (`[ DIR/P -nt …/P.json ]`),
- *   which also catches a watcher that is stopped (SIGSTOP) or a guardian that died with it.
+ *   which also catches a watcher that is stopped (SIGSTOP) or a guardian that died with it;
+ * - and only while the watcher beats (heartbeat.ts): a stopped watcher's lines stop being believed
+ *   within seconds even for a session whose record does not change.
  * DIR must hold nothing but these files: the cleanup may then remove every `<pid>` name in it. It must be
  * this user's, and nobody else may write it or replace it (owned-folder.ts): what is in it is printed as it is.
  */
@@ -39,6 +41,7 @@ import { join } from 'node:path';
 import { processStartToken } from '../../backend/index.js';
 import { lockFolderWithin, type FolderLock } from '../../backend/folder-lock.js';
 import type { SessionRecord } from '../../registry/types.js';
+import { BEAT_FILE, Heartbeat, LEAD_MS, LEAD_SECONDS_MS, NOW_FILE } from './heartbeat.js';
 import { OwnedFolder } from './owned-folder.js';
 import { renderStatusline, type StatuslineTemplate } from './template.js';
 import type { HostPart } from './hosts-line.js';
@@ -47,7 +50,7 @@ import { AUTOSTART_STAMP, INFO_FILE, INFO_TEMP, readWatcherInfo, WATCHER_LOG, wr
 
 const LINE_NAME = /^[1-9][0-9]*$/;
 const TEMP_NAME = /^\.[1-9][0-9]*\.[0-9a-f]{12}\.tmp$/;
-const isOurName = (n: string) => LINE_NAME.test(n) || TEMP_NAME.test(n) || INFO_TEMP.test(n) || n === INFO_FILE || n === AUTOSTART_STAMP || n === WATCHER_LOG;
+const isOurName = (n: string) => LINE_NAME.test(n) || TEMP_NAME.test(n) || INFO_TEMP.test(n) || n === INFO_FILE || n === AUTOSTART_STAMP || n === WATCHER_LOG || n === BEAT_FILE || n === NOW_FILE;
 
 // Enters DIR at once, while it is the folder the watcher took, and stays there: its working folder is
 // that folder whatever is later renamed onto the path, so a folder another user puts at DIR's path
@@ -60,7 +63,7 @@ cd -- "$1" 2>/dev/null || exit 0
 while read -r _; do :; done
 for f in [1-9]*; do case $f in *[!0-9]*) ;; *) rm -f -- "$f" ;; esac; done
 for f in .[1-9]*.tmp ${INFO_FILE}.*.tmp; do [ -f "$f" ] && rm -f -- "$f"; done
-rm -f -- ${INFO_FILE}`;
+rm -f -- ${INFO_FILE} ${BEAT_FILE}`;
 
 /** A live session that has a line file: live, and of our PID space (a foreign PID is not ours to name). */
 function hasLineFile(r: SessionRecord): boolean {
@@ -85,6 +88,7 @@ export class LineFiles {
   private problem: string | undefined;
   private readonly written = new Map<number, string>();
   private guardian: ChildProcess | undefined;
+  private heartbeat: Heartbeat | undefined;
   private closed = false;
   private readonly seconds: boolean;
   private readonly onError: (error: unknown) => void;
@@ -141,13 +145,20 @@ export class LineFiles {
     // What an earlier watcher left (it died with its guardian, or the machine went down): none runs,
     // since this process holds the lock.
     for (const n of readdirSync(this.dir)) if (LINE_NAME.test(n) || TEMP_NAME.test(n) || INFO_TEMP.test(n)) this.unlink(join(this.dir, n));
-    writeWatcherInfo(this.dir, {
-      pid: process.pid,
-      token: processStartToken(process.pid) ?? null,
-      since: Date.now(),
-      sessionsDirs: [...(options.sessionsDirs ?? [])],
-      ...options.about,
-    });
+    // Made before `.watcher`, so whoever waits for `.watcher` finds `.beat` there too.
+    this.heartbeat = new Heartbeat(this.dir, this.seconds ? LEAD_SECONDS_MS : LEAD_MS, this.onError);
+    try {
+      writeWatcherInfo(this.dir, {
+        pid: process.pid,
+        token: processStartToken(process.pid) ?? null,
+        since: Date.now(),
+        sessionsDirs: [...(options.sessionsDirs ?? [])],
+        ...options.about,
+      });
+    } catch (error) {
+      this.heartbeat.close(true);
+      throw error;
+    }
   }
 
   private startGuardian(): void {
@@ -291,6 +302,7 @@ export class LineFiles {
     if (ours) for (const pid of this.written.keys()) this.unlink(join(this.dir, String(pid)));
     this.written.clear();
     if (ours) this.unlink(join(this.dir, INFO_FILE)); // ours: the lock is still held
+    this.heartbeat?.close(ours);
     this.lock.release();
     // EOF for the guardian: it finds nothing left, and its exit gives the lock back for good.
     this.guardian?.stdin?.destroy();
