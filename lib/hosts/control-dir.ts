@@ -9,8 +9,9 @@ import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
 
 // A socket path is at most 104 bytes (macOS; 108 on Linux). ssh writes `<ControlPath>.<16 random>`
-// first, and %C is 40 hex digits: the folder must leave room for both.
-const MAX_DIR_LENGTH = 104 - 1 - 40 - 17;
+// first, and %C is 40 hex digits: the folder must leave room for both. Bytes, not characters: an
+// `é` is one UTF-16 unit but two bytes of sun_path.
+const MAX_DIR_BYTES = 104 - 1 - 40 - 17;
 
 function ownedPrivateDir(dir: string): boolean {
   try {
@@ -36,7 +37,7 @@ export function controlDir(env: NodeJS.ProcessEnv): string | undefined {
     join(tmpdir(), `claude-ps-ssh-${uid}`),
   ];
   for (const dir of choices) {
-    if (dir !== undefined && dir.length <= MAX_DIR_LENGTH && ownedPrivateDir(dir)) return dir;
+    if (dir !== undefined && Buffer.byteLength(dir) <= MAX_DIR_BYTES && ownedPrivateDir(dir)) return dir;
   }
   return undefined;
 }

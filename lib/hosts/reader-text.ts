@@ -20,8 +20,11 @@ export function shellWord(value: string): string {
   return `'${value.replaceAll("'", `'\\''`)}'`;
 }
 
-/** What the remote's `sh -s` reads: the config dirs to read (none: its default), then the reader. */
+/**
+ * What the remote's `sh -s` reads: the config dirs to read (none: its default), then the reader.
+ * Each dir once: the answer names each sessions folder once (lib/hosts/answer.ts refuses a repeat).
+ */
 export function readerInput(configDirs: readonly string[] | undefined): string {
-  const args = (configDirs ?? []).map(shellWord).join(' ');
+  const args = [...new Set(configDirs ?? [])].map(shellWord).join(' ');
   return `set -- ${args}\n${readerText()}`;
 }

@@ -90,6 +90,7 @@ describe('the reader, run by sh here', () => {
 
 describe('a forged or broken answer', () => {
   it('is refused with the line and the reason', () => {
+    const listed = ['dir 2f78', 'listing ok'];
     const cases: [string, RegExp][] = [
       ['HTTP/1.1 200 OK\n', /line 1: it does not start/],
       ['claude-ps-reader 2\n', /format 2/],
@@ -97,9 +98,29 @@ describe('a forged or broken answer', () => {
       [header(['dir 2f78', 'listing ok', 'file ../../etc/passwd ok 00']), /not <pid>\.json/],
       [header(['dir 2f78', 'listing ok', 'file 12.json ok 7g']), /not hex/],
       [header(['dir 2f78', 'listing ok', 'file 12.json ok 7']), /not hex/],
-      [header(['pid 12 3 - -']), /kill answer/],
-      [header(['pid 99999999999999999 0 - -']), /not a PID/],
-      [header(['file 12.json ok 00']), /unexpected line/],
+      [header([...listed, 'file 12.json unreadable', 'pid 12 3 - -']), /kill answer/],
+      [header([...listed, 'file 12.json unreadable', 'pid 012 0 - 0']), /not a PID/],
+      [header([...listed, 'pid 99999999999999999 0 - 0']), /names no file/],
+      [header(['file 12.json ok 00']), /outside a listed folder/],
+      // The one order the reader prints: each dir with its listing, files, then pids, ps, end.
+      [header([]), /names no sessions folder/],
+      [header(['dir 2f78', 'file 12.json ok 00']), /outside a listed folder/],
+      [header(['dir 2f78', 'listing missing', 'file 12.json ok 00']), /outside a listed folder/],
+      [header(['dir 2f78', 'listing ok', 'listing ok']), /follows no "dir"/],
+      [header(['dir 2f78', 'listing unreadable']), /listing line is malformed/],
+      [header(['dir 2f78', 'listing ok 00']), /listing line is malformed/],
+      [header(['dir 2f78', 'dir 2f79', 'listing ok']), /no "listing" line/],
+      [header(['dir 2f78', 'listing ok', 'dir 2f79']), /no "listing" line/],
+      [header([...listed, 'file 12.json symlink', 'pid 12 1 - -']), /names no file/],
+      [header([...listed, 'file 12.json unreadable', 'pid 12 1 - -', 'dir 2f79', 'listing ok']), /after the measurements/],
+      [header([...listed, 'file 12.json unreadable', 'pid 12 1 - -', 'file 13.json unreadable']), /outside a listed folder/],
+      [header([...listed, 'file 12.json unreadable', 'pid 12 1 - 0']), /pid line is malformed/],
+      [header([...listed, 'file 12.json unreadable', 'pid 12 0 - -']), /pid line is malformed/],
+      [header([...listed, 'file 12.json unreadable', 'pid 12 0 00 0']), /pid line is malformed/],
+      [header([...listed, 'file 12.json unreadable', 'pid 12 1 - -', 'pid 12 1 - -']), /measured twice/],
+      [header([...listed, 'file 12.json unreadable', 'ps 0 00 -']), /where the reader prints none/],
+      [header().replace('clock 1700000000', 'clock 017'), /line 2: the clock/],
+      [header().replace('probe proc', 'probe ps').replace('end\n', 'dir 2f78\nlisting ok\nps 0 00 -\nps 0 00 -\nend\n'), /where the reader prints none/],
       [header() + 'more\n', /after "end"/],
       [header(['\u001b[2Jdir 00']), /unexpected line \("\\u001b\[2Jdir"\)/],
     ];

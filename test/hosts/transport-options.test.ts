@@ -87,4 +87,17 @@ describe('the ControlPath folder', () => {
     mkdirSync(tmp);
     expect(withTmp(tmp, () => controlDir({ XDG_RUNTIME_DIR: deep }))).toBeUndefined();
   });
+
+  it('counts the socket path in bytes: a folder short in characters but long in bytes is not used', () => {
+    // 46 UTF-16 units, 66 bytes: ssh's `<dir>/<%C>.<16 random>` would need 125 of sun_path's 108.
+    const runtime = mkdtempSync(join('/tmp', 'é'.repeat(20) + '-'));
+    try {
+      expect(join(runtime, 'claude-ps-ssh').length).toBeLessThanOrEqual(46);
+      const tmp = join(work, 'tmp3');
+      mkdirSync(tmp);
+      expect(withTmp(tmp, () => controlDir({ XDG_RUNTIME_DIR: runtime }))).toBe(join(tmp, `claude-ps-ssh-${process.getuid?.()}`));
+    } finally {
+      rmSync(runtime, { recursive: true, force: true });
+    }
+  });
 });
