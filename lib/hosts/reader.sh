@@ -260,7 +260,7 @@ read_batch() {
 
 # GNU timeout(1) bounds the batch od where the dd flags say GNU (a FIFO put in is then a short read).
 guard=
-if [ -n "$ddflags" ] && timeout 5 true 2>/dev/null; then guard='timeout 10'; fi
+if [ -n "$ddflags" ] && timeout 5 true 2>/dev/null; then guard='timeout 5'; fi
 
 pids=
 for config in "$@"; do
