@@ -1,7 +1,9 @@
 # claude-ps remote reader, answer format 1 (docs/hosts.md). POSIX sh; needs nothing but a shell,
-# od, tr, dd, ls, date, uname, readlink (Linux) and ps (macOS). It forks as little as it can: the
-# remote's cores may be busy, and a read waits for its slowest step. Run by claude-ps as `ssh HOST sh -s`, with this text on stdin after
-# one `set --` line naming the config dirs (none: $CLAUDE_CONFIG_DIR, else ~/.claude).
+# od, tr, dd, ls, awk, sort, sleep, date, uname, stat (to prove a listing complete), readlink (Linux),
+# ps (macOS) and, where there is one, GNU timeout. It forks as little as it can, and no more for
+# 3,000 records than for 3: the remote's cores may be busy, and a read waits for its slowest step.
+# Run by claude-ps as `ssh HOST sh -s`, with this text on stdin after one `set --` line naming the
+# config dirs (none: $CLAUDE_CONFIG_DIR, else ~/.claude).
 #
 # It only MEASURES: it lists each config dir's sessions/, reads each <pid>.json (bounded, never
 # through a symlink, never blocking on a FIFO), then asks the kernel about each file's PID. Every
@@ -13,6 +15,8 @@ export LC_ALL
 PATH=/usr/bin:/bin:/usr/sbin:/sbin:$PATH
 export PATH
 set -f
+# ls's output is parsed (types, sizes, names): none of the user's settings may change its columns.
+unset QUOTING_STYLE TIME_STYLE LS_BLOCK_SIZE BLOCK_SIZE POSIXLY_CORRECT
 MAX=262144
 
 hex() { od -An -v -tx1 | tr -d ' \n'; }
@@ -119,8 +123,9 @@ stamp() {
 # a sleep without fractions sleeps a whole second more.
 pause() {
   case ${1%%|*} in
-    *.[0-9][0-9][0-9]000000* | *:[0-9][0-9] | *:[0-9][0-9]\ *) sleep 2.1 2>/dev/null || sleep 3 ;;
-    *) sleep 0.03 2>/dev/null || sleep 1 ;;
+    *.[0-9][0-9][0-9]000000* | '') sleep 2.1 2>/dev/null || sleep 3 ;;
+    *.*) sleep 0.03 2>/dev/null || sleep 1 ;;
+    *) sleep 2.1 2>/dev/null || sleep 3 ;;
   esac
 }
 # The canonical names in the current folder into $names (one space before each).
@@ -251,10 +256,27 @@ read_batch() {
     for name in $toread; do read_one "$name"; done
     return 0
   fi
-  printf '%s\n%s\n%s\n' "$toread" "$sizes" "$hexall" | awk '
+  # awk says it cut the whole line ("#cut N"): an awk that failed, or kept part of the line, leaves
+  # the batch to be read file by file, never a folder short of files.
+  cuts=0
+  for name in $toread; do cuts=$((cuts + 1)); done
+  cut=$(printf '%s\n%s\n%s\n' "$toread" "$sizes" "$hexall" | awk -v total=$((sum * 2)) '
     NR == 1 { n = split($0, name, " ") }
     NR == 2 { split($0, size, " ") }
-    NR == 3 { at = 1; for (i = 1; i <= n; i++) { len = size[i] * 2; print "file " name[i] " ok " substr($0, at, len); at += len } }'
+    NR == 3 && length($0) == total {
+      at = 1
+      for (i = 1; i <= n; i++) { len = size[i] * 2; print "file " name[i] " ok " substr($0, at, len); at += len }
+      if (at == total + 1) print "#cut " n
+    }' 2>/dev/null)
+  case $cut in
+    *"$NL#cut $cuts" | "#cut $cuts") ;;
+    *)
+      for name in $toread; do read_one "$name"; done
+      return 0
+      ;;
+  esac
+  cut=${cut%"#cut $cuts"}
+  printf '%s' "$cut"
   for name in $toread; do pids="$pids ${name%.json}"; done
 }
 

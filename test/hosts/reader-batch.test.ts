@@ -15,9 +15,9 @@ import { makeRegistry, type RegistryFixture } from '../helpers/registry-fixture.
 const MAX = 262144;
 const shells = ['dash', 'bash'].filter((s) => spawnSync(s, ['-c', 'true']).status === 0);
 
-function runReader(shell: string, configDir: string): Promise<string> {
+function runReader(shell: string, configDir: string, env: NodeJS.ProcessEnv = process.env): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn(shell, ['-s'], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const child = spawn(shell, ['-s'], { stdio: ['pipe', 'pipe', 'inherit'], env });
     const out: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
     child.on('error', reject);
@@ -77,6 +77,12 @@ describe.skipIf(shells.length === 0)('the reader over many files', () => {
     if (shells.length < 2) return;
     const [a, b] = await Promise.all(shells.map((s) => runReader(s, reg.configDir)));
     expect(withoutClock(a!)).toBe(withoutClock(b!));
+  });
+
+  it("the user's ls settings (time style, block size, quoting) change nothing", async () => {
+    const plain = await runReader(shells[0]!, reg.configDir);
+    const env = { ...process.env, TIME_STYLE: 'long-iso', BLOCK_SIZE: '1K', LS_BLOCK_SIZE: 'human-readable', QUOTING_STYLE: 'shell-always' };
+    expect(withoutClock(await runReader(shells[0]!, reg.configDir, env))).toBe(withoutClock(plain));
   });
 
   it('a file the reader cannot read is named so and measured, its neighbours read', async () => {

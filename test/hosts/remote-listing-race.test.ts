@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAnswer } from '../../lib/hosts/answer.js';
 import { readHosts } from '../../lib/hosts/read.js';
 import { watchHosts, type HostWatchEvent } from '../../lib/hosts/watch.js';
 import { procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
@@ -51,6 +52,16 @@ afterAll(async () => {
 });
 
 describe('a remote listing', () => {
+  it('`listing unproven` carries its reason, and takes no file lines', () => {
+    const hex = (t: string) => Buffer.from(t).toString('hex');
+    const head = ['claude-ps-reader 1', 'clock 1', 'platform linux', 'probe proc', `domain ${hex('linux:x:y')}`, 'wsl 0', 'proc ours', `dir ${hex('/r/sessions')}`];
+    const answer = (...body: string[]) => parseAnswer([...head, ...body, 'end', ''].join('\n'));
+    const ok = answer(`listing unproven ${hex('the folder kept changing')}`);
+    expect(ok.ok && ok.answer.folders[0]).toMatchObject({ listing: 'unproven', listingError: 'the folder kept changing', files: [] });
+    expect(answer('listing unproven')).toMatchObject({ ok: false, why: expect.stringMatching(/malformed/) });
+    expect(answer(`listing unproven ${hex('x')}`, 'file 12.json ok 00')).toMatchObject({ ok: false, why: expect.stringMatching(/outside a listed folder/) });
+  });
+
   it('of a quiet folder is proven: the guard says yes, and the host is ok', async () => {
     const [scan] = await readHosts(['box'], { env, remoteConfigDirs: [reg.configDir], timeoutMs: 15_000 });
     expect(scan!.state).toBe('ok');
