@@ -5,12 +5,15 @@
  * neighbours' bytes (the batch is then read file by file).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseAnswer, type ReaderAnswer, type RemoteFile } from '../../lib/hosts/answer.js';
+import { readHosts } from '../../lib/hosts/read.js';
 import { readerInput } from '../../lib/hosts/reader-text.js';
-import { makeRegistry, type RegistryFixture } from '../helpers/registry-fixture.js';
+import { procStartTicks, spawnSleep } from '../helpers/processes.js';
+import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
 
 const MAX = 262144;
 const shells = ['dash', 'bash'].filter((s) => spawnSync(s, ['-c', 'true']).status === 0);
@@ -194,4 +197,27 @@ describe.skipIf(shells.length === 0)('the reader over many files', () => {
       swapping.remove();
     }
   }, 60_000);
+
+  it('3,000 stale records and one live session, over ssh: every record judged, the guard says yes', async () => {
+    const many = makeRegistry('cps-reader-batch-many-');
+    const live = spawnSleep();
+    const fake = join(tmpdir(), `cps-reader-batch-ssh-${process.pid}`);
+    try {
+      for (let pid = 100000; pid < 103000; pid++) many.write(pid, { pid, sessionId: `s${pid}`, kind: 'interactive' });
+      many.write(live.pid, sessionRecord(live.pid, { procStart: procStartTicks(live.pid), kind: 'interactive', status: 'idle' }));
+      // An ssh that runs the remote command here (as test/hosts/remote-listing-race.test.ts).
+      writeFileSync(fake, '#!/bin/sh\nwhile [ $# -gt 0 ]; do case $1 in --) shift; break ;; -o) shift 2 ;; *) shift ;; esac; done\nshift\nexec /bin/sh -c "$*"\n', { mode: 0o755 });
+      const env = { ...process.env, CLAUDE_PS_SSH: fake, XDG_RUNTIME_DIR: '' };
+      const [scan] = await readHosts(['box'], { env, remoteConfigDirs: [many.configDir], timeoutMs: 120_000 });
+      expect(scan!.state).toBe('ok');
+      expect(scan!.records.length).toBe(3001);
+      expect(scan!.records.filter((r) => r.verdict === 'gone').length).toBe(3000);
+      expect(scan!.records.find((r) => r.pid === live.pid)?.verdict).toBe('alive');
+      expect(scan!.interactive).toBe(true);
+    } finally {
+      await live.end();
+      many.remove();
+      rmSync(fake, { force: true });
+    }
+  }, 180_000);
 });
