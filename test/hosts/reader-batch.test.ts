@@ -113,6 +113,24 @@ describe.skipIf(shells.length === 0)('the reader over many files', () => {
     }
   });
 
+  it('a folder it may list but not enter is unreadable, not listed and empty (the old reader said "no")', () => {
+    if (!(spawnSync('setpriv', ['--version']).status === 0 && process.getuid?.() === 0)) return;
+    const closed = makeRegistry('cps-reader-batch-nox-');
+    try {
+      chmodSync(closed.configDir, 0o755);
+      closed.write(21, '{"pid":21}');
+      chmodSync(closed.sessions, 0o744);
+      const run = spawnSync('setpriv', ['--reuid=nobody', '--regid=nogroup', '--clear-groups', 'sh', '-s'], {
+        input: readerInput([closed.configDir]),
+        encoding: 'utf8',
+        cwd: '/',
+      });
+      expect(parsed(run.stdout).folders.map((f) => f.listing)).toEqual(['unreadable']);
+    } finally {
+      closed.remove();
+    }
+  });
+
   it('a file rewritten to another size during the reads never shifts its neighbours', async () => {
     const racing = makeRegistry('cps-reader-batch-race-');
     const neighbours = new Map<string, Buffer>();
