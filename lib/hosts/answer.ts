@@ -26,8 +26,12 @@ export type RemoteFile =
 export interface RemoteFolder {
   /** The remote's `<config dir>/sessions` path, as it named it. */
   dir: string;
-  listing: 'ok' | 'missing' | 'unreadable';
-  /** Why the listing failed, as the remote's `ls` said (one line, untrusted text). */
+  /**
+   * `unproven`: listed, but the folder kept changing around every listing (or the remote has no
+   * stat(1) to stamp it), so a name may be missing from it: its sessions are unknown, as `unreadable`.
+   */
+  listing: 'ok' | 'missing' | 'unreadable' | 'unproven';
+  /** Why the listing failed or is unproven, as the remote said (one line, untrusted text). */
   listingError?: string;
   files: RemoteFile[];
 }
@@ -138,7 +142,7 @@ function headerOf(lines: readonly string[]): ReaderAnswer {
 
 /**
  * The body's one shape, as reader.sh prints it: for each config dir a `dir` line, then exactly one
- * `listing` line, then (only after `listing ok`) its `file` lines, each name once; then one `pid`
+ * `listing` line (`ok` only for a listing proven complete), then (only after `listing ok`) its `file` lines, each name once; then one `pid`
  * line per PID of a file it read or could not read, each PID once; then at most one `ps` line (probe
  * ps only); then `end`. A folder with no listing line would read as listed and empty (a guard's
  * "no"); a file or a PID twice would count one session twice or let the later measurement win.
@@ -183,8 +187,9 @@ class Body {
   private listing(fields: string[]): void {
     const f = this.folder;
     if (f === undefined || f.listed || this.phase !== 'folders') throw new Bad('a "listing" line that follows no "dir" line');
-    const listing = oneOf(fields[1], ['ok', 'missing', 'unreadable'] as const, 'a listing');
-    if ((listing === 'unreadable') !== (fields.length === 3)) throw new Bad('a listing line is malformed');
+    const listing = oneOf(fields[1], ['ok', 'missing', 'unreadable', 'unproven'] as const, 'a listing');
+    const explained = listing === 'unreadable' || listing === 'unproven';
+    if (explained !== (fields.length === 3)) throw new Bad('a listing line is malformed');
     f.at.listing = listing;
     if (fields.length === 3) f.at.listingError = hexText(fields[2], 'a listing error');
     f.listed = true;

@@ -110,7 +110,8 @@ async function readRemote(host: string, options: HostReadOptions): Promise<HostS
   }
   const answer = parsed.answer;
   const scan = judgeAnswer(answer);
-  const unlisted = answer.folders.filter((f) => f.listing === 'unreadable');
+  // A folder that could not be listed, or whose listing is not proven complete: its sessions are unknown.
+  const unlisted = answer.folders.filter((f) => f.listing === 'unreadable' || f.listing === 'unproven');
   const yes = remoteHasLiveInteractive(answer, scan);
   const measuredAt = outcome.measuredAt;
   return {

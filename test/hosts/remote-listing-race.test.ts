@@ -1,0 +1,165 @@
+/**
+ * What a remote's listing proves (written by the rev3 review as review-remote-listing.test.ts).
+ * Locally a "no" or a `removed` rests on a listing whose folder stamps were equal before and after
+ * (docs/guard.md, #20); the sh reader used to glob `sessions/*.json` once, and said "no" in 32 of 152
+ * reads during prune's put-back move. Now it lists by the same rule and prints `listing unproven`
+ * when it cannot prove a listing complete, which is "cannot tell". With no sshd: CLAUDE_PS_SSH names
+ * a script that runs the remote command here, or prints a prepared answer when one is there.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseAnswer } from '../../lib/hosts/answer.js';
+import { readHosts } from '../../lib/hosts/read.js';
+import { watchHosts, type HostWatchEvent } from '../../lib/hosts/watch.js';
+import { procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
+import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
+
+const MOVER = fileURLToPath(new URL('../fixtures/put-back-mover.mjs', import.meta.url));
+const work = mkdtempSync(join(tmpdir(), 'cps-rev3-listing-'));
+const lie = join(work, 'lie');
+let env: NodeJS.ProcessEnv;
+let reg: RegistryFixture;
+let session: Spawned;
+
+beforeAll(() => {
+  const fake = join(work, 'fake-ssh');
+  writeFileSync(
+    fake,
+    [
+      '#!/bin/sh',
+      `if [ -f ${lie} ]; then cat >/dev/null; exec cat ${lie}; fi`,
+      'while [ $# -gt 0 ]; do case $1 in --) shift; break ;; -o) shift 2 ;; *) shift ;; esac; done',
+      'shift',
+      'exec /bin/sh -c "$*"',
+      '',
+    ].join('\n'),
+  );
+  chmodSync(fake, 0o755);
+  reg = makeRegistry('cps-rev3-listing-reg-');
+  session = spawnSleep();
+  reg.write(session.pid, sessionRecord(session.pid, { procStart: procStartTicks(session.pid), kind: 'interactive', status: 'idle' }));
+  env = { ...process.env, CLAUDE_PS_SSH: fake, XDG_RUNTIME_DIR: '' };
+});
+
+afterAll(async () => {
+  await session?.end();
+  reg?.remove();
+  rmSync(work, { recursive: true, force: true });
+});
+
+describe('a remote listing', () => {
+  it('`listing unproven` carries its reason, and takes no file lines', () => {
+    const hex = (t: string) => Buffer.from(t).toString('hex');
+    const head = ['claude-ps-reader 1', 'clock 1', 'platform linux', 'probe proc', `domain ${hex('linux:x:y')}`, 'wsl 0', 'proc ours', `dir ${hex('/r/sessions')}`];
+    const answer = (...body: string[]) => parseAnswer([...head, ...body, 'end', ''].join('\n'));
+    const ok = answer(`listing unproven ${hex('the folder kept changing')}`);
+    expect(ok.ok && ok.answer.folders[0]).toMatchObject({ listing: 'unproven', listingError: 'the folder kept changing', files: [] });
+    expect(answer('listing unproven')).toMatchObject({ ok: false, why: expect.stringMatching(/malformed/) });
+    expect(answer(`listing unproven ${hex('x')}`, 'file 12.json ok 00')).toMatchObject({ ok: false, why: expect.stringMatching(/outside a listed folder/) });
+  });
+
+  it('of a quiet folder is proven: the guard says yes, and the host is ok', async () => {
+    const [scan] = await readHosts(['box'], { env, remoteConfigDirs: [reg.configDir], timeoutMs: 15_000 });
+    expect(scan!.state).toBe('ok');
+    expect(scan!.interactive).toBe(true);
+  });
+
+  it('the guard over a remote never says "no" while a live interactive session is being put back (prune\'s move)', async () => {
+    const mover: ChildProcess = spawn(process.execPath, [MOVER, reg.sessions, String(session.pid)], { stdio: 'ignore' });
+    const answers: (boolean | undefined)[] = [];
+    try {
+      const until = Date.now() + 6000;
+      while (Date.now() < until) {
+        const [scan] = await readHosts(['box'], { env, remoteConfigDirs: [reg.configDir], timeoutMs: 15_000 });
+        answers.push(scan!.interactive);
+      }
+    } finally {
+      mover.kill('SIGKILL');
+      await new Promise((r) => mover.once('exit', r));
+    }
+    // Only `true` or `undefined` (cannot tell), as the local guard answers in the same race
+    // (test/registry/read/put-back-race.test.ts).
+    const no = answers.filter((a) => a === false).length;
+    const unknown = answers.filter((a) => a === undefined).length;
+    console.log(`remote guard during the put-back move: ${answers.length} reads, ${no} no, ${unknown} cannot tell`);
+    expect({ reads: answers.length, no }).toEqual({ reads: answers.length, no: 0 });
+    expect(answers.length).toBeGreaterThan(0);
+  });
+
+  it('watch --host: a remote whose listing turns unproven (prune\'s move) is no `removed`, and says so', async () => {
+    const events: string[] = [];
+    const watcher = watchHosts(['box'], { env, remoteConfigDirs: [reg.configDir], intervalMs: 100, timeoutMs: 15_000 });
+    watcher.on('change', (e: HostWatchEvent) => events.push(`${e.type} ${e.record.pid}`));
+    watcher.on('host', (e: { state: string }) => events.push(`host ${e.state}`));
+    watcher.on('error', () => {});
+    let mover: ChildProcess | undefined;
+    try {
+      const deadline = Date.now() + 15_000;
+      while (!events.includes(`added ${session.pid}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(events).toContain(`added ${session.pid}`);
+      mover = spawn(process.execPath, [MOVER, reg.sessions, String(session.pid)], { stdio: 'ignore' });
+      const until = Date.now() + 15_000;
+      while (!events.includes('host unreadable') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(events).toContain('host unreadable');
+      expect(events.filter((e) => e.startsWith('removed'))).toEqual([]);
+    } finally {
+      mover?.kill('SIGKILL');
+      if (mover) await new Promise((r) => mover!.once('exit', r));
+      watcher.close();
+    }
+  });
+
+  it('watch --host: a remote that answered, then sends a folder with no listing line, is no `removed`', async () => {
+    rmSync(lie, { force: true });
+    const events: string[] = [];
+    const watcher = watchHosts(['box'], { env, remoteConfigDirs: [reg.configDir], intervalMs: 200, timeoutMs: 15_000 });
+    watcher.on('change', (e: HostWatchEvent) => events.push(`${e.type} ${e.record.pid}`));
+    watcher.on('error', () => {});
+    try {
+      const deadline = Date.now() + 15_000;
+      while (!events.includes(`added ${session.pid}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(events).toContain(`added ${session.pid}`);
+      const hex = (s: string) => Buffer.from(s).toString('hex');
+      // The header as the real reader prints it, then the folder with its `listing` line missing.
+      writeFileSync(
+        lie,
+        ['claude-ps-reader 1', `clock ${Math.floor(Date.now() / 1000)}`, 'platform linux', 'probe proc', `domain ${hex('linux:x:y')}`, 'wsl 0', 'proc ours', `dir ${hex(reg.sessions)}`, 'end', ''].join('\n'),
+      );
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(existsSync(lie)).toBe(true);
+      // `bad answer` (a host event), the record kept: never `removed <pid>`.
+      expect(events.filter((e) => e.startsWith('removed'))).toEqual([]);
+    } finally {
+      watcher.close();
+      rmSync(lie, { force: true });
+    }
+  });
+
+  it('watch --host, a remote that answered and then prints garbage, is a `bad answer` host event and no `removed`', async () => {
+    rmSync(lie, { force: true });
+    const events: string[] = [];
+    const watcher = watchHosts(['box'], { env, remoteConfigDirs: [reg.configDir], intervalMs: 200, timeoutMs: 15_000 });
+    watcher.on('change', (e: HostWatchEvent) => events.push(`${e.type} ${e.record.pid}`));
+    watcher.on('host', (e: { state: string }) => events.push(`host ${e.state}`));
+    watcher.on('error', () => {});
+    try {
+      const deadline = Date.now() + 15_000;
+      while (!events.includes(`added ${session.pid}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      writeFileSync(lie, 'claude-ps-reader 1\nclock 1\nHTTP/1.1 200 OK\r\n\r\n');
+      const until = Date.now() + 15_000;
+      while (!events.includes('host bad answer') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      rmSync(lie, { force: true });
+      await new Promise((r) => setTimeout(r, 1500)); // it answers again (after a backoff)
+      expect(events).toContain('host bad answer');
+      expect(events.filter((e) => e.startsWith('removed'))).toEqual([]);
+    } finally {
+      watcher.close();
+      rmSync(lie, { force: true });
+    }
+  });
+});
