@@ -137,6 +137,15 @@ names_here() {
   for name do
     case $name in [1-9]*.json) case ${name%.json} in *[!0-9]*) ;; *) names="$names $name" ;; esac ;; esac
   done
+  # A record an interrupted prune left aside (`.<pid>.json.prune-<hex>`, and its journal) may be a live
+  # session's only copy. The local reader reads those; this reader does not, so it must not prove the
+  # listing: the host is then "cannot tell", never a "no" (docs/hosts.md). In the same window as the
+  # names above, so the stamps around both prove them together.
+  set +f
+  set -- .[1-9]*.json.prune-*
+  set -f
+  stranded=
+  if [ -e "$1" ] || [ -L "$1" ]; then stranded=$1; fi
 }
 # The listing rule of the local reader (docs/guard.md): a listing counts when the folder's stamps are
 # the same before and after it, and the same as around the previous listing, which began more than a
@@ -305,6 +314,8 @@ for config in "$@"; do
     prove
     if [ -z "$proven" ]; then
       echo "listing unproven $(say 'the folder kept changing while it was listed, 5 times')"
+    elif [ -n "$stranded" ]; then
+      echo "listing unproven $(say "an interrupted prune left a record aside ($stranded): claude-ps prune there puts it back")"
     else
       echo 'listing ok'
       # Batches of at most 1000 names: bounded command lines.

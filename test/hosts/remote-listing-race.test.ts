@@ -7,7 +7,7 @@
  * a script that runs the remote command here, or prints a prepared answer when one is there.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +16,7 @@ import { parseAnswer } from '../../lib/hosts/answer.js';
 import { readHosts } from '../../lib/hosts/read.js';
 import { watchHosts, type HostWatchEvent } from '../../lib/hosts/watch.js';
 import { procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
+import { asideNameFor } from '../../lib/registry/prune/names.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
 
 const MOVER = fileURLToPath(new URL('../fixtures/put-back-mover.mjs', import.meta.url));
@@ -44,6 +45,16 @@ beforeAll(() => {
   reg.write(session.pid, sessionRecord(session.pid, { procStart: procStartTicks(session.pid), kind: 'interactive', status: 'idle' }));
   env = { ...process.env, CLAUDE_PS_SSH: fake, XDG_RUNTIME_DIR: '' };
 });
+
+/** A mover killed mid-cycle may leave the record at its aside name: put it home, so later tests start from one file. */
+function putHome(): void {
+  const home = join(reg.sessions, `${session.pid}.json`);
+  for (const name of readdirSync(reg.sessions)) {
+    if (!name.startsWith(`.${session.pid}.json.prune-`)) continue;
+    if (existsSync(home)) unlinkSync(join(reg.sessions, name));
+    else renameSync(join(reg.sessions, name), home);
+  }
+}
 
 afterAll(async () => {
   await session?.end();
@@ -80,6 +91,7 @@ describe('a remote listing', () => {
     } finally {
       mover.kill('SIGKILL');
       await new Promise((r) => mover.once('exit', r));
+      putHome();
     }
     // Only `true` or `undefined` (cannot tell), as the local guard answers in the same race
     // (test/registry/read/put-back-race.test.ts).
@@ -110,6 +122,7 @@ describe('a remote listing', () => {
     } finally {
       mover?.kill('SIGKILL');
       if (mover) await new Promise((r) => mover!.once('exit', r));
+      putHome();
       watcher.close();
     }
   });
@@ -161,5 +174,22 @@ describe('a remote listing', () => {
       watcher.close();
       rmSync(lie, { force: true });
     }
+  });
+  it('a live session whose only copy an interrupted prune left aside is "cannot tell", never a "no"', async () => {
+    // Locally the scan reads `.<pid>.json.prune-<hex>` as a claim (docs/prune.md); the sh reader does not,
+    // so it must not prove such a listing: the host is unreadable and the guard cannot tell.
+    const name = `${session.pid}.json`;
+    const aside = asideNameFor(name, '0123456789abcdef');
+    renameSync(join(reg.sessions, name), join(reg.sessions, aside));
+    try {
+      const [scan] = await readHosts(['box'], { env, remoteConfigDirs: [reg.configDir], timeoutMs: 15_000 });
+      expect(scan!.state).toBe('unreadable');
+      expect(scan!.interactive).toBeUndefined();
+      expect(scan!.detail).toContain(aside);
+    } finally {
+      renameSync(join(reg.sessions, aside), join(reg.sessions, name));
+    }
+    const [after] = await readHosts(['box'], { env, remoteConfigDirs: [reg.configDir], timeoutMs: 15_000 });
+    expect(after!.interactive).toBe(true);
   });
 });
