@@ -6,15 +6,15 @@
  * Each failed on the code before its fix.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snippetCommand, shellWord } from '../../lib/cli/statusline/snippet.js';
 import { builtCli, cliEnv, removeCopy } from '../cli/run-cli.js';
-import { procStartTicks, procState, spawnSleep, type Spawned } from '../helpers/processes.js';
+import { procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
-import { cleanupsAfterEach, textOf, until } from './helpers.js';
+import { cleanupsAfterEach, lineDirKeepers, textOf, until } from './helpers.js';
 
 let cli: string;
 let me: Spawned;
@@ -31,27 +31,12 @@ afterAll(async () => {
   if (cli) removeCopy(cli);
 });
 
-const running = (pid: number) => {
-  const state = procState(pid);
-  return state !== undefined && state !== 'Z';
-};
 
 /** Our processes whose command line is `… watch --statusline-dir <dir matching> …`. */
 function watchers(match: (dir: string) => boolean): { pid: number; dir: string }[] {
-  const found: { pid: number; dir: string }[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(name)) continue;
-    try {
-      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
-      const at = argv.indexOf('--statusline-dir');
-      if (argv.includes('watch') && argv.includes(cli) && at > 0 && match(argv[at + 1]!) && running(Number(name))) {
-        found.push({ pid: Number(name), dir: argv[at + 1]! });
-      }
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
+  return lineDirKeepers()
+    .filter((k) => k.argv.includes('watch') && k.argv.includes(cli) && match(k.dir))
+    .map(({ pid, dir }) => ({ pid, dir }));
 }
 
 function registry(): RegistryFixture {

@@ -6,16 +6,16 @@
  * desktop notifier the render starts the plain watcher and says so.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isOurStatusLine, statusLineSetting } from '../../lib/cli/statusline/snippet.js';
 import { builtCli, cliEnv, removeCopy } from '../cli/run-cli.js';
-import { procStartTicks, procState, spawnSleep, type Spawned } from '../helpers/processes.js';
+import { procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
 import { stubNotifySend, type Stub } from '../notify/stub.js';
-import { cleanupsAfterEach, textOf, until } from './helpers.js';
+import { cleanupsAfterEach, lineDirKeepers, running, textOf, until } from './helpers.js';
 
 let cli: string;
 let me: Spawned;
@@ -31,25 +31,12 @@ afterAll(async () => {
   if (cli) removeCopy(cli);
 });
 
-const running = (pid: number) => {
-  const state = procState(pid);
-  return state !== undefined && state !== 'Z';
-};
 
 /** Processes of ours keeping `dir` (`… --statusline-dir dir …`), with their argv. */
 function keepers(dir: string): { pid: number; argv: string[] }[] {
-  const found: { pid: number; argv: string[] }[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(name)) continue;
-    try {
-      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
-      const at = argv.indexOf('--statusline-dir');
-      if (at > 0 && argv[at + 1] === dir && running(Number(name))) found.push({ pid: Number(name), argv });
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
+  return lineDirKeepers()
+    .filter((k) => k.dir === dir)
+    .map(({ pid, argv }) => ({ pid, argv }));
 }
 
 function setup(desktop: boolean): { reg: RegistryFixture; lines: string; env: NodeJS.ProcessEnv; stub: Stub } {

@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { snippetCommand, shellWord } from '../../lib/cli/statusline/snippet.js';
 import { builtCli, cliEnv, removeCopy } from '../cli/run-cli.js';
-import { procStartTicks, procState, spawnSleep, type Spawned } from '../helpers/processes.js';
+import { procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
-import { cleanupsAfterEach, textOf, until } from './helpers.js';
+import { cleanupsAfterEach, lineDirKeepers, running, textOf, until } from './helpers.js';
 
 let cli: string;
 let me: Spawned;
@@ -31,25 +31,12 @@ afterAll(async () => {
   if (cli) removeCopy(cli);
 });
 
-const running = (pid: number) => {
-  const state = procState(pid);
-  return state !== undefined && state !== 'Z';
-};
 
 /** The watchers keeping `dir`: processes of ours whose command line is `… watch --statusline-dir dir …`. */
 function watchersOf(dir: string): number[] {
-  const found: number[] = [];
-  for (const name of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(name)) continue;
-    try {
-      const argv = readFileSync(`/proc/${name}/cmdline`, 'utf8').split('\0');
-      const at = argv.indexOf('--statusline-dir');
-      if (argv.includes('watch') && at > 0 && argv[at + 1] === dir && running(Number(name))) found.push(Number(name));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
+  return lineDirKeepers()
+    .filter((k) => k.argv.includes('watch') && k.dir === dir)
+    .map((k) => k.pid);
 }
 
 interface Setup {
