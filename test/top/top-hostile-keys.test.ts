@@ -3,13 +3,13 @@
  * does not quit, unassigned code points in a name do not shift the rest of its row, and Enter on a
  * hung tmux gives a footer line within the jump's budget while the view keeps answering keys.
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtCli, removeCopy } from '../cli/run-cli.js';
 import { endAll, until } from '../helpers/processes.js';
 import { makeRegistry } from '../helpers/registry-fixture.js';
-import { liveRecord, startSession } from './helpers.js';
+import { liveRecord, sleeperInWindow, startSession } from './helpers.js';
 import { hasTmux, openTmux } from './tmux.js';
 
 let cli: string;
@@ -78,11 +78,7 @@ describe.skipIf(!hasTmux || process.platform !== 'linux')('the jump key and a hu
     const tmux = openTmux();
     try {
       // A session in another pane of our server, so that its terminal is known and tmux is asked.
-      const pidFile = join(tmux.dir, 'other-pid');
-      tmux.run('new-window', '-d', '-t', 'main:5', `sh -c 'echo $$ > ${pidFile}; exec sleep 300'`);
-      await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 'the other pane');
-      const otherPid = Number(readFileSync(pidFile, 'utf8'));
-      await until(() => readFileSync(`/proc/${otherPid}/comm`, 'utf8').trim() === 'sleep', 'the exec');
+      const otherPid = await sleeperInWindow(tmux, 'main:5');
       reg.write(otherPid, liveRecord(otherPid, { name: 'hung-tmux', status: 'waiting' }));
       // The tmux top calls hangs (a server that never answers); ended by top, by its PID.
       const stub = join(tmux.dir, 'bin');

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { builtCli, removeCopy } from '../cli/run-cli.js';
 import { endAll, reapedPid, spawnSleep, until } from '../helpers/processes.js';
 import { makeRegistry, sessionRecord } from '../helpers/registry-fixture.js';
-import { liveRecord, startSession } from './helpers.js';
+import { liveRecord, sleeperInWindow, startSession } from './helpers.js';
 import { hasTmux, openTmux } from './tmux.js';
 
 let cli: string;
@@ -89,12 +89,8 @@ describe.skipIf(!hasTmux || process.platform !== 'linux')('the jump key', () => 
     const tmux = openTmux();
     try {
       // A "session" in another window of the same tmux server: a sleep whose terminal is that pane's.
-      const pidFile = join(tmux.dir, 'other-pid');
-      tmux.run('new-window', '-d', '-t', 'main:5', `sh -c 'echo $$ > ${pidFile}; exec sleep 300'`);
-      await until(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '', 'the other pane');
-      const otherPid = Number(readFileSync(pidFile, 'utf8'));
+      const otherPid = await sleeperInWindow(tmux, 'main:5');
       const otherPane = tmux.format('#{pane_id}', 'main:5');
-      await until(() => readFileSync(`/proc/${otherPid}/comm`, 'utf8').trim() === 'sleep', 'the exec');
       reg.write(otherPid, liveRecord(otherPid, { name: 'in-window-5', status: 'waiting', waitingFor: 'permission prompt' }));
       // And one with no terminal at all.
       startSession(reg, { name: 'no-terminal', status: 'idle' }, spawnSleep());
