@@ -31,8 +31,10 @@ describe('deeply nested documents', () => {
     reg.write(b.pid);
     const w = watch(reg.configDir, { interval: 100 });
     const c = collect(w);
-    await c.next((e) => e.type === 'added' && e.record.pid === a.pid, 'added for the deep record');
-    await c.next((e) => e.type === 'added' && e.record.pid === b.pid, 'added for its neighbour');
+    // The two `added` events come in either order (one scan, two files): wait for both, whichever is first.
+    const first = await c.next((e) => e.type === 'added' && (e.record.pid === a.pid || e.record.pid === b.pid), 'the first added');
+    const second = first.record.pid === a.pid ? b.pid : a.pid;
+    await c.next((e) => e.type === 'added' && e.record.pid === second, second === b.pid ? 'added for its neighbour' : 'added for the deep record');
 
     // The same bytes again (an OS event, a forced re-read): equal, so no event.
     writeFileSync(reg.path(a.pid), recordText(a.pid, 'idle', deep));
