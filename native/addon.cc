@@ -6,7 +6,6 @@
 #include "read.h"
 
 #include <string>
-#include <vector>
 
 namespace claude_ps {
 void RegisterExitWatch(Napi::Env env, Napi::Object exports);  // exit_poller.cc
@@ -40,36 +39,40 @@ Napi::Value Probe(const Napi::CallbackInfo& info) {
   return env.Undefined();
 }
 
-// readFiles(dir, names joined by NUL, count, maxBytes, status: Uint8Array, meta: Float64Array) -> Buffer
-Napi::Value ReadFiles(const Napi::CallbackInfo& info) {
+// readFilesInto(dir, names joined by NUL, count, maxBytes, status: Uint8Array, meta: Float64Array,
+// out: Uint8Array) -> the bytes written into out, one file after another; or, when some file did not
+// fit, minus the room the whole batch needs (then status and meta say nothing: read again, bigger).
+Napi::Value ReadFilesInto(const Napi::CallbackInfo& info) {
   Napi::Env env = info.Env();
-  if (info.Length() != 6 || !info[0].IsString() || !info[1].IsString() || !info[2].IsNumber() ||
-      !info[3].IsNumber() || !info[4].IsTypedArray() || !info[5].IsTypedArray()) {
-    Napi::TypeError::New(env, "readFiles(dir, names, count, maxBytes, status: Uint8Array, meta: Float64Array)")
+  if (info.Length() != 7 || !info[0].IsString() || !info[1].IsString() || !info[2].IsNumber() ||
+      !info[3].IsNumber() || !info[4].IsTypedArray() || !info[5].IsTypedArray() || !info[6].IsTypedArray()) {
+    Napi::TypeError::New(env, "readFilesInto(dir, names, count, maxBytes, status: Uint8Array, meta: Float64Array, out: Uint8Array)")
         .ThrowAsJavaScriptException();
     return env.Undefined();
   }
   auto status = info[4].As<Napi::TypedArray>();
   auto meta = info[5].As<Napi::TypedArray>();
+  auto out = info[6].As<Napi::TypedArray>();
   const double count_d = info[2].As<Napi::Number>().DoubleValue();
   const double max_d = info[3].As<Napi::Number>().DoubleValue();
   if (status.TypedArrayType() != napi_uint8_array || meta.TypedArrayType() != napi_float64_array ||
-      !(count_d >= 0) || !(max_d >= 0) || max_d > 1073741824.0) {
-    Napi::TypeError::New(env, "readFiles: bad count, maxBytes or array types").ThrowAsJavaScriptException();
+      out.TypedArrayType() != napi_uint8_array || !(count_d >= 0) || !(max_d >= 0) || max_d > 1073741824.0) {
+    Napi::TypeError::New(env, "readFilesInto: bad count, maxBytes or array types").ThrowAsJavaScriptException();
     return env.Undefined();
   }
   const size_t count = static_cast<size_t>(count_d);
   if (status.ElementLength() < count || meta.ElementLength() < count * claude_ps::kMetaStride) {
-    Napi::RangeError::New(env, "readFiles: output arrays are too short").ThrowAsJavaScriptException();
+    Napi::RangeError::New(env, "readFilesInto: output arrays are too short").ThrowAsJavaScriptException();
     return env.Undefined();
   }
   const std::string dir = info[0].As<Napi::String>().Utf8Value();
   const std::string names = info[1].As<Napi::String>().Utf8Value();
-  std::vector<char> out;
-  out.reserve(count * 1024);
+  auto bytes = out.As<Napi::Uint8Array>();
+  claude_ps::ByteSink sink{reinterpret_cast<char*>(bytes.Data()), bytes.ElementLength(), 0, 0};
   claude_ps::ReadFilesAt(dir.c_str(), names.data(), names.size(), count, static_cast<size_t>(max_d),
-                   status.As<Napi::Uint8Array>().Data(), meta.As<Napi::Float64Array>().Data(), &out);
-  return Napi::Buffer<char>::Copy(env, out.data(), out.size());
+                   status.As<Napi::Uint8Array>().Data(), meta.As<Napi::Float64Array>().Data(), &sink);
+  if (sink.needed > 0) return Napi::Number::New(env, -static_cast<double>(sink.used + sink.needed));
+  return Napi::Number::New(env, static_cast<double>(sink.used));
 }
 
 // listFolder(dir, stamps: Float64Array of 2 * kStampStride) -> the names, each followed by a NUL, or
@@ -114,7 +117,7 @@ Napi::Value LockFolder(const Napi::CallbackInfo& info) {
 
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
-  exports.Set("readFiles", Napi::Function::New(env, ReadFiles, "readFiles"));
+  exports.Set("readFilesInto", Napi::Function::New(env, ReadFilesInto, "readFilesInto"));
   exports.Set("lockFolder", Napi::Function::New(env, LockFolder, "lockFolder"));
   exports.Set("listFolder", Napi::Function::New(env, ListFolder, "listFolder"));
   exports.Set("clockTicks", Napi::Number::New(env, static_cast<double>(claude_ps::ClockTicksPerSecond())));

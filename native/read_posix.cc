@@ -52,7 +52,7 @@ int OpenRetry(int dirfd, const char* name, int flags) {
 }
 
 // Reads one open file into out; returns its status.
-uint8_t ReadOne(int fd, size_t max_bytes, double* m, std::vector<char>* out) {
+uint8_t ReadOne(int fd, size_t max_bytes, double* m, ByteSink* out) {
   struct stat st;
   if (fstat(fd, &st) != 0) return kReadUnreadable;
   m[2] = static_cast<double>(st.st_ino);
@@ -60,23 +60,23 @@ uint8_t ReadOne(int fd, size_t max_bytes, double* m, std::vector<char>* out) {
   m[4] = MtimeMs(st);
   if (!S_ISREG(st.st_mode)) return kReadNotRegular;
   if (st.st_size < 0 || static_cast<size_t>(st.st_size) > max_bytes) return kReadTooLarge;
-  const size_t start = out->size();
+  const size_t start = out->used;
   const size_t want = max_bytes + 1;  // one byte more than allowed proves the file grew past the cap
-  // Size the buffer for what fstat saw (plus slack for growth), not the cap: most files are ~1 KiB.
-  size_t room = static_cast<size_t>(st.st_size) + 512;
-  if (room > want) room = want;
-  out->resize(start + room);
+  // Room for what fstat saw (plus slack for growth), not the cap: most files are ~1 KiB.
+  size_t room = FirstRoom(static_cast<uint64_t>(st.st_size), want);
   size_t got = 0;
   for (;;) {
     if (got == room) {
       if (room == want) break;
       room = room * 2 > want ? want : room * 2;
-      out->resize(start + room);
     }
-    ssize_t n = read(fd, out->data() + start + got, room - got);
+    if (room > out->cap - start) {
+      out->needed += room;
+      return kReadNoRoom;
+    }
+    ssize_t n = read(fd, out->data + start + got, room - got);
     if (n < 0) {
       if (errno == EINTR) continue;
-      out->resize(start);
       return kReadUnreadable;
     }
     if (n == 0) break;
@@ -84,11 +84,8 @@ uint8_t ReadOne(int fd, size_t max_bytes, double* m, std::vector<char>* out) {
     // A short read of a regular file is its end at that moment: skip the extra read() that says 0.
     if (got < room) break;
   }
-  if (got > max_bytes) {
-    out->resize(start);
-    return kReadTooLarge;
-  }
-  out->resize(start + got);
+  if (got > max_bytes) return kReadTooLarge;
+  out->used = start + got;
   m[1] = static_cast<double>(got);
   return kReadOk;
 }
@@ -165,7 +162,7 @@ int ListFolder(const char* dir, std::string* names, double* stamps) {
 }
 
 void ReadFilesAt(const char* dir, const char* names, size_t names_len, size_t count, size_t max_bytes,
-                 uint8_t* status, double* meta, std::vector<char>* out) {
+                 uint8_t* status, double* meta, ByteSink* out) {
   int dirfd;
   do {
     dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -176,7 +173,7 @@ void ReadFilesAt(const char* dir, const char* names, size_t names_len, size_t co
   const char* end = names + names_len;
   for (size_t i = 0; i < count; ++i) {
     double* m = meta + i * kMetaStride;
-    m[0] = static_cast<double>(out->size());
+    m[0] = static_cast<double>(out->used);
     m[1] = m[2] = m[3] = m[4] = 0;
     if (name >= end) {  // fewer names than count: nothing to open
       status[i] = kReadMissing;

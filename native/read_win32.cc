@@ -50,7 +50,7 @@ HANDLE OpenRetry(const std::wstring& path, DWORD* error) {
   }
 }
 
-uint8_t ReadOne(HANDLE h, size_t max_bytes, double* m, std::vector<char>* out) {
+uint8_t ReadOne(HANDLE h, size_t max_bytes, double* m, ByteSink* out) {
   BY_HANDLE_FILE_INFORMATION info;
   if (!GetFileInformationByHandle(h, &info)) return kReadUnreadable;
   const uint64_t index = (static_cast<uint64_t>(info.nFileIndexHigh) << 32) | info.nFileIndexLow;
@@ -62,25 +62,28 @@ uint8_t ReadOne(HANDLE h, size_t max_bytes, double* m, std::vector<char>* out) {
   if (info.dwFileAttributes & FILE_ATTRIBUTE_REPARSE_POINT) return kReadSymlink;
   if ((info.dwFileAttributes & FILE_ATTRIBUTE_DIRECTORY) || GetFileType(h) != FILE_TYPE_DISK) return kReadNotRegular;
   if (size > max_bytes) return kReadTooLarge;
-  const size_t start = out->size();
+  const size_t start = out->used;
   const size_t want = max_bytes + 1;  // one byte more than allowed proves the file grew past the cap
-  out->resize(start + want);
+  // Room for what the handle's size says (plus slack for growth), grown on need up to the cap.
+  size_t room = FirstRoom(size, want);
   size_t got = 0;
-  while (got < want) {
-    const size_t ask = want - got > 0x40000000 ? 0x40000000 : want - got;
-    DWORD n = 0;
-    if (!ReadFile(h, out->data() + start + got, static_cast<DWORD>(ask), &n, nullptr)) {
-      out->resize(start);
-      return kReadUnreadable;
+  for (;;) {
+    if (got == room) {
+      if (room == want) break;
+      room = room * 2 > want ? want : room * 2;
     }
+    if (room > out->cap - start) {
+      out->needed += room;
+      return kReadNoRoom;
+    }
+    const size_t ask = room - got > 0x40000000 ? 0x40000000 : room - got;
+    DWORD n = 0;
+    if (!ReadFile(h, out->data + start + got, static_cast<DWORD>(ask), &n, nullptr)) return kReadUnreadable;
     if (n == 0) break;
     got += n;
   }
-  if (got > max_bytes) {
-    out->resize(start);
-    return kReadTooLarge;
-  }
-  out->resize(start + got);
+  if (got > max_bytes) return kReadTooLarge;
+  out->used = start + got;
   m[1] = static_cast<double>(got);
   return kReadOk;
 }
@@ -104,14 +107,14 @@ std::wstring LongForm(std::wstring path) {
 }  // namespace
 
 void ReadFilesAt(const char* dir, const char* names, size_t names_len, size_t count, size_t max_bytes,
-                 uint8_t* status, double* meta, std::vector<char>* out) {
+                 uint8_t* status, double* meta, ByteSink* out) {
   std::wstring folder = Widen(dir, std::strlen(dir));
   if (!folder.empty() && folder.back() != L'\\' && folder.back() != L'/') folder += L'\\';
   const char* name = names;
   const char* end = names + names_len;
   for (size_t i = 0; i < count; ++i) {
     double* m = meta + i * kMetaStride;
-    m[0] = static_cast<double>(out->size());
+    m[0] = static_cast<double>(out->used);
     m[1] = m[2] = m[3] = m[4] = 0;
     if (name >= end) {  // fewer names than count: nothing to open
       status[i] = kReadMissing;

@@ -33,7 +33,8 @@ export interface FileBatch {
 export type ReadFiles = (dir: string, names: readonly string[], maxBytes: number, borrow?: boolean) => FileBatch;
 
 export interface NativeReader {
-  readFiles(dir: string, joinedNames: string, count: number, maxBytes: number, status: Uint8Array, meta: Float64Array): Buffer;
+  /** The bytes written into `out`, or minus the room the batch needs when some file did not fit. */
+  readFilesInto(dir: string, joinedNames: string, count: number, maxBytes: number, status: Uint8Array, meta: Float64Array, out: Uint8Array): number;
 }
 
 const FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | (constants.O_NOCTTY ?? 0);
@@ -82,8 +83,12 @@ function childPath(dir: string, name: string): string {
   return dir.endsWith('/') || dir.endsWith(sep) ? dir + name : `${dir}${sep}${name}`;
 }
 
-/** Past this, the scratch buffer is not kept for the next call: a huge registry's bytes are not held for life. */
-const SCRATCH_KEPT = 4 * 1024 * 1024;
+/**
+ * Past this, a scratch buffer is not kept for the next call: a huge registry's bytes are not held for
+ * life. 16 MiB holds a 10,000-record registry (Claude Code's records are 0.5-1.5 KiB), so a poller of
+ * one does not allocate and fault in megabytes on every scan.
+ */
+const SCRATCH_KEPT = 16 * 1024 * 1024;
 
 /**
  * The pure-JS twin of the native batch read (Node opens with O_CLOEXEC by itself). Files are read into
@@ -156,14 +161,38 @@ export const jsReadFiles: ReadFiles = (dir, names, maxBytes, borrow = false) => 
   return { status, meta, bytes };
 };
 
-/** The addon's batch read behind the ReadFiles signature. */
+/** Where the addon reads into: one buffer per process, grown on need (see SCRATCH_KEPT). */
+let nativeScratch: Buffer | undefined;
+/** The size the last batch took, kept when the buffer is not: a big folder is not read twice per scan. */
+let nativeHint = 64 * 1024;
+
+/**
+ * The addon's batch read behind the ReadFiles signature. The addon writes the files straight into a
+ * per-process buffer (no gathering vector, no new Buffer per call); when some file does not fit it
+ * says how much room the batch needs, and the batch is read again into a buffer that big. The
+ * answer is then one consistent read of every file, as from the JS twin.
+ */
 export function nativeReadFiles(addon: NativeReader): ReadFiles {
   return (dir, names, maxBytes, borrow = false) => {
     const count = names.length;
     const { status, meta } = batchArrays(count, borrow);
     if (count === 0) return { status, meta, bytes: Buffer.alloc(0) };
     // One string for all names: one N-API conversion instead of one per file (names hold no NUL).
-    const bytes = addon.readFiles(dir, names.join('\0'), count, maxBytes, status, meta);
+    const joined = names.join('\0');
+    let out = (nativeScratch ??= Buffer.allocUnsafeSlow(nativeHint));
+    let used = addon.readFilesInto(dir, joined, count, maxBytes, status, meta, out);
+    while (used < 0) {
+      // Geometric growth: a folder whose files keep growing under the read still ends in a few rounds.
+      out = nativeScratch = Buffer.allocUnsafeSlow(Math.max(-used, out.length * 2));
+      used = addon.readFilesInto(dir, joined, count, maxBytes, status, meta, out);
+    }
+    if (out.length > SCRATCH_KEPT) {
+      nativeScratch = undefined;
+      nativeHint = Math.max(64 * 1024, used + (used >> 2));
+    }
+    if (borrow) return { status, meta, bytes: out.subarray(0, used) };
+    const bytes = Buffer.allocUnsafe(used);
+    out.copy(bytes, 0, 0, used);
     return { status, meta, bytes };
   };
 }

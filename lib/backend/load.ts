@@ -109,7 +109,7 @@ export function truncatedElf(path: string): string | undefined {
 function checked(addon: Partial<NativeAddon>, file: string): AddonLoad {
   // An addon from an older build lacks part of the API: it is not used at all, so the probe and
   // the reader always come from the same backend.
-  if (typeof addon.probe !== 'function' || typeof addon.readFiles !== 'function') {
+  if (typeof addon.probe !== 'function' || typeof addon.readFilesInto !== 'function') {
     return { reason: 'the addon is out of date (rebuild it: npm run build:native)' };
   }
   return { addon: addon as NativeAddon, file };
