@@ -33,14 +33,27 @@ describe('isProvablyLocalText', () => {
     expect(isProvablyLocalText(doc({ cwd: 'C:\\Users\\me' }), linux)).toBe(false);
     expect(isProvablyLocalText(doc({ cwd: '/home/me' }), { ...linux, wsl: true })).toBe(false);
     expect(isProvablyLocalText(doc({ cwd: '/home/me' }), { ...linux, platform: 'win32' })).toBe(false);
+    // Our top-level pidDomain settles it, whatever the cwd; a nested one says nothing of the top level.
+    expect(isProvablyLocalText(doc({ pidDomain: linux.ours, cwd: 'C:/Users/me' }), linux)).toBe(true);
+    expect(isProvablyLocalText(doc({ nested: { pidDomain: linux.ours }, cwd: 'C:/Users/me' }), linux)).toBe(false);
+    expect(isProvablyLocalText(doc({ nested: { pidDomain: linux.ours }, cwd: '/home/me' }), linux)).toBe(true);
+    // Another key ending in Domain: not proven (the one key must be the only one of its kind).
+    expect(isProvablyLocalText(doc({ mailDomain: 'x', pidDomain: linux.ours }), linux)).toBe(false);
+    expect(isProvablyLocalText(doc({ pidDomain: linux.ours, name: 'Domain"' }), linux)).toBe(false);
   });
 
   it('never says local where the parsed claim is foreign (random documents)', () => {
     const domains = fc.constantFrom(linux.ours, 'linux:other:pid:[1]', 'darwin', 'win32:host', '');
-    const value = fc.oneof(fc.jsonValue(), domains, fc.constantFrom('C:/x', 'C:\\x', '\\\\srv\\x', '/home/me'));
-    const extra = fc.dictionary(fc.constantFrom('pidDomain', 'cwd', 'nested', 'name', 'pid\u0044omain'), value);
+    const value = fc.oneof(fc.jsonValue(), domains, fc.constantFrom('C:/x', 'C:\\x', '\\\\srv\\x', '/home/me', '{', 'Domain', '"pidDomain"'));
+    const key = fc.constantFrom('pidDomain', 'cwd', 'nested', 'name', 'pid\u0044omain', 'xDomain', 'Domain', '{');
+    const extra = fc.dictionary(key, fc.oneof(value, fc.dictionary(key, value, { maxKeys: 2 })), { maxKeys: 2 });
     const document = fc
-      .record({ pidDomain: fc.option(domains), cwd: fc.option(value), nested: fc.boolean(), rest: extra })
+      .record({
+        pidDomain: fc.option(domains, { freq: 2 }),
+        cwd: fc.option(fc.oneof(value, fc.constantFrom('C:/x', 'D:/y/z')), { freq: 4 }),
+        nested: fc.boolean(),
+        rest: fc.oneof(fc.constant({}), extra),
+      })
       .map(({ pidDomain, cwd, nested, rest }) => {
         const fields: Record<string, unknown> = { pid: 42, sessionId: 's', ...rest };
         if (pidDomain !== null) fields.pidDomain = pidDomain;
