@@ -144,6 +144,24 @@ describe('the lenient fields', () => {
     );
   });
 
+  it('a parsed claim carries each field exactly as the declaration says (kind: interactive when absent)', () => {
+    const jsonish = fc.oneof(fc.string(), fc.double({ noNaN: true }), fc.integer(), fc.constant('1e400'), fc.jsonValue());
+    const doc = fc.dictionary(fc.constantFrom(...FIELDS, 'other'), jsonish);
+    fc.assert(
+      fc.property(doc, (fields) => {
+        const text = JSON.stringify({ ...fields, pid: 7, sessionId: 's' }).replace('"1e400"', '1e400');
+        const raw = JSON.parse(text) as Record<string, unknown>;
+        const claim = parseClaim(new TextEncoder().encode(text), '/x/7.json', 7);
+        if (typeof claim === 'string') throw new Error(`not a claim: ${claim}`);
+        for (const k of FIELDS) {
+          const want = k === 'kind' ? (expected(k, raw[k]) ?? 'interactive') : expected(k, raw[k]);
+          expect(Object.is((claim as unknown as Record<string, unknown>)[k], want), k).toBe(true);
+        }
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it('reads a mistyped field as absent and keeps the rest', () => {
     const raw = { cwd: 5, startedAt: '1', name: 'x', updatedAt: JSON.parse('1e400'), status: null, statusUpdatedAt: 7 };
     expect({ ...readLenientFields(raw) }).toEqual({ name: 'x', statusUpdatedAt: 7 });
