@@ -1,5 +1,6 @@
 /** Our pidDomain, computed as Claude Code does, and the rule for records written without one. */
 import { readFileSync, readlinkSync } from 'node:fs';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { computePidDomain, isLocalClaim, ourPidDomain, type DomainFacts } from '../../lib/registry/domain.js';
 import { defaultConfigDir, sessionsDir } from '../../lib/index.js';
@@ -54,5 +55,23 @@ describe('config dirs and candidate names', () => {
     expect(pidFromName('42.json')).toBe(42);
     expect(pidFromName('0123.json')).toBeUndefined();
     expect(pidFromName('99999999999999999999.json')).toBeUndefined();
+    expect(isCandidateName(`${'9'.repeat(400)}.json`)).toBe(true);
+    expect(isCandidateName('.json')).toBe(false);
+  });
+  it('the name check is exactly the pattern ^[1-9][0-9]*\\.json$, and the PID the number it spells', () => {
+    const name = fc.oneof(
+      fc.string(),
+      fc.stringMatching(/^[0-9]{0,20}\.json$/),
+      fc.tuple(fc.stringMatching(/^[0-9]{1,18}$/), fc.constantFrom('.json', '.json.tmp', '.JSON', 'json', '.jsonx', '')).map(([d, t]) => d + t),
+    );
+    fc.assert(
+      fc.property(name, (n) => {
+        const canonical = /^[1-9][0-9]*\.json$/.test(n);
+        expect(isCandidateName(n)).toBe(canonical);
+        const pid = Number(n.slice(0, -5));
+        expect(pidFromName(n)).toBe(canonical && Number.isSafeInteger(pid) ? pid : undefined);
+      }),
+      { numRuns: 3000 },
+    );
   });
 });
