@@ -77,6 +77,9 @@ execFileSync('cc', ['-O2', '-Wall', '-o', runner, join(root, 'bench', 'c', 'run.
 const env = { ...process.env };
 delete env.CLAUDE_PS_BACKEND;
 delete env.NODE_OPTIONS;
+// Node parses this CA file at every start (~80 ms of CPU where it is set, as in some sandboxes):
+// it would dilute every ratio to bare node, and a user's statusline seldom has it.
+delete env.NODE_EXTRA_CA_CERTS;
 delete env.FORCE_COLOR;
 
 // `node -e 0` is Node alone; printing through process.stdout (as bench/sections/process.mjs's bare row

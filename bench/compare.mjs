@@ -77,6 +77,9 @@ try {
   const env = { ...process.env };
   delete env.CLAUDE_PS_BACKEND;
   delete env.NODE_OPTIONS;
+  // Node parses this CA file at every start (~80 ms of CPU where it is set, as in some sandboxes):
+  // it would dilute every ratio to bare node, and a user's statusline seldom has it.
+  delete env.NODE_EXTRA_CA_CERTS;
   const processes = rows.map((row) => ({
     name: row.name,
     run: () => processTime(bins.run, process.execPath, row.args, { env }),

@@ -56,6 +56,7 @@ try {
   const base = { ...process.env, CLAUDE_CONFIG_DIR: configDir, CLAUDE_PID: String(live[0].pid) };
   delete base.CLAUDE_PS_BACKEND;
   delete base.NODE_OPTIONS;
+  delete base.NODE_EXTRA_CA_CERTS; // parsed at every Node start (~80 ms where set): it would dilute the ratios
   delete base.NODE_COMPILE_CACHE;
   const rows = [{ name: 'bare `node -e 0`', args: ['-e', '0'], env: base }];
   const skipped = [];

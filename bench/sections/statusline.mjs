@@ -42,6 +42,9 @@ export function statuslineSection({ libs, fixtures, bins, workDir, quick }) {
   const env = { ...process.env, CLAUDE_CONFIG_DIR: configDir, CLAUDE_PID: String(self.pid) };
   delete env.CLAUDE_PS_BACKEND;
   delete env.NODE_OPTIONS;
+  // Node parses this CA file at every start (~80 ms of CPU where it is set, as in some sandboxes):
+  // it would dilute every ratio to bare node, and a user's statusline seldom has it.
+  delete env.NODE_EXTRA_CA_CERTS;
   // The CLI's per-user code cache (Node 20) in the bench's own folder, filled by the warm-up runs.
   env.XDG_CACHE_HOME = workDir;
   // A line file as the watcher leaves it: the line, newer than the session's own record.
