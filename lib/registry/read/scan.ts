@@ -14,7 +14,8 @@ import { pidFromName, resolveSessionsDirs } from '../config.js';
 import { listCandidates, listCandidatesAsync, MAX_RECORD_BYTES, readFailure } from './candidates.js';
 import { LISTING_ATTEMPTS, notProven } from './complete-listing.js';
 import { checkReadOptions } from './options.js';
-import { parseClaimText, type Claim } from './schema.js';
+import { type Claim } from './schema.js';
+import { folderMemo, parseRemembered } from './parse-memo.js';
 import { restoredName, strandedPid } from '../prune/names.js';
 import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkippedCandidate, SkipReason } from '../types.js';
 import { domainFacts, isProvablyLocalText, type DomainFacts } from '../domain.js';
@@ -65,7 +66,12 @@ function probeable(pid: number): boolean {
  * dead, reported where Claude Code does not sweep) then cost little more than their reads. The probe
  * comes after the read, as in a full scan, so a session that wrote its file before the read is seen.
  */
-function readOutcomes(dir: string, names: readonly string[], liveOnly = false): { outcomes: Outcome[]; measured?: Map<number, Measurement> } {
+function readOutcomes(
+  dir: string,
+  names: readonly string[],
+  liveOnly = false,
+  folderSize = names.length,
+): { outcomes: Outcome[]; measured?: Map<number, Measurement> } {
   const count = names.length;
   if (count === 0) return { outcomes: [] };
   // The bytes are decoded below, before any other read: a view of the reader's scratch buffer will do.
@@ -88,6 +94,7 @@ function readOutcomes(dir: string, names: readonly string[], liveOnly = false): 
     facts = domainFacts();
   }
   const outcomes: Outcome[] = new Array(count);
+  const memo = folderMemo(dir, folderSize);
   for (let i = 0; i < count; i++) {
     if (status[i] !== READ_OK) {
       outcomes[i] = readFailure(status[i]!);
@@ -102,7 +109,9 @@ function readOutcomes(dir: string, names: readonly string[], liveOnly = false): 
       outcomes[i] = 'dead';
       continue;
     }
-    const outcome = parseClaimText(text, childPath(dir, names[i]!), pid);
+    const name = names[i]!;
+    // An unchanged text gets last scan's outcome back (parse-memo.ts): a poller's usual case.
+    const outcome = parseRemembered(memo, dir, name, text, pid);
     outcomes[i] = outcome;
     // Only a claim's PID is looked up again (judgeVerdicts): no Measurement for the others.
     if (k >= 0 && typeof outcome === 'object') measured!.set(pid, { state: state!, token: probed!.tokens[k] });
@@ -157,6 +166,8 @@ function reread(folders: readonly Folder[]): void {
     const again = readOutcomes(
       f.dir,
       idx.map((i) => f.names[i]!),
+      false,
+      f.names.length,
     ).outcomes;
     idx.forEach((i, k) => {
       f.outcomes[i] = again[k]!;
@@ -255,7 +266,7 @@ async function readOutcomesInSlices(
   const measured = liveOnly ? new Map<number, Measurement>() : undefined;
   for (let start = 0; start < names.length; start += ASYNC_SLICE) {
     if (start > 0) await new Promise((resolve) => setImmediate(resolve));
-    const slice = readOutcomes(dir, names.slice(start, start + ASYNC_SLICE), liveOnly);
+    const slice = readOutcomes(dir, names.slice(start, start + ASYNC_SLICE), liveOnly, names.length);
     outcomes.push(...slice.outcomes);
     slice.measured?.forEach((m, pid) => measured!.set(pid, m));
   }

@@ -1,0 +1,94 @@
+/**
+ * The parse memo (lib/registry/read/parse-memo.ts): a text equal to last scan's gets last scan's
+ * outcome, any other text is parsed again, and what is kept stays bounded whatever the folder holds.
+ */
+import { rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { liveRecords, readRecords, scanRegistry } from '../../../lib/index.js';
+import { MEMO_LIMITS, memoFootprint } from '../../../lib/registry/read/parse-memo.js';
+import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
+import { endAll, spawnSleep, type Spawned } from '../../helpers/processes.js';
+import { makeRegistry, sessionRecord, type RegistryFixture } from '../../helpers/registry-fixture.js';
+import { tokenOf } from '../../helpers/tokens.js';
+
+const FAST = { retryDelayMs: 1 };
+
+describe.each(BACKENDS)('the parse memo (%s backend)', (backendName) => {
+  selectBackendForSuite(backendName);
+  let reg: RegistryFixture;
+  let live: Spawned;
+
+  beforeAll(() => {
+    live = spawnSleep();
+  });
+  afterAll(async () => {
+    await live.end();
+    await endAll();
+  });
+  beforeEach(() => {
+    reg = makeRegistry();
+  });
+  afterEach(() => reg.remove());
+
+  it('a record rewritten in place, same length, is read as its new text', () => {
+    const record = (name: string) => sessionRecord(live.pid, { procStart: tokenOf(live.pid, backendName), name, sessionId: 's-1' });
+    reg.write(live.pid, record('alpha'));
+    expect(liveRecords(reg.configDir, FAST).map((r) => r.name)).toEqual(['alpha']);
+    expect(liveRecords(reg.configDir, FAST).map((r) => r.name)).toEqual(['alpha']);
+    reg.write(live.pid, record('omega'));
+    expect(liveRecords(reg.configDir, FAST).map((r) => r.name)).toEqual(['omega']);
+    // A text that became a skip, and back: each scan says what the file holds now.
+    reg.write(live.pid, JSON.stringify({ ...record('omega'), pid: live.pid + 1 }));
+    expect(scanRegistry(reg.configDir, FAST).skipped.map((s) => s.reason)).toEqual(['pid-mismatch']);
+    reg.write(live.pid, record('omega'));
+    expect(readRecords(reg.configDir, FAST).map((r) => r.name)).toEqual(['omega']);
+  });
+
+  it('an unchanged file gives an equal, fresh record (new verdict, same frozen raw)', () => {
+    reg.write(live.pid, sessionRecord(live.pid, { procStart: tokenOf(live.pid, backendName) }));
+    const [first] = readRecords(reg.configDir, FAST);
+    const [second] = readRecords(reg.configDir, FAST);
+    expect(second).toEqual(first);
+    expect(second).not.toBe(first);
+    expect(Object.isFrozen(second!.raw)).toBe(true);
+    // The same file read through another config dir path is another folder: its records carry that path.
+    const other = liveRecords(join(reg.configDir, '.', ''), FAST);
+    expect(other.map((r) => r.path)).toEqual([first!.path]);
+  });
+
+  it('keeps no text past its limits: huge files are parsed, not held; folders beyond the cap are dropped', () => {
+    const big = 'x'.repeat(MEMO_LIMITS.MAX_TEXT + 1);
+    reg.write(live.pid, sessionRecord(live.pid, { procStart: tokenOf(live.pid, backendName), name: big }));
+    for (let i = 0; i < 40; i++) writeFileSync(reg.path(`${1_000_000 + i}.json`), JSON.stringify(sessionRecord(1_000_000 + i, { name: 'y'.repeat(60_000) })));
+    const before = memoFootprint();
+    expect(readRecords(reg.configDir, FAST).find((r) => r.pid === live.pid)?.name).toBe(big);
+    const after = memoFootprint();
+    expect(after.chars).toBeLessThanOrEqual(MEMO_LIMITS.MAX_BYTES);
+    // The 64 KiB + 1 text was not kept; the forty 60 KB ones were (they fit the budget).
+    expect(after.chars - before.chars).toBeLessThan(41 * 61_000);
+    expect(after.chars - before.chars).toBeGreaterThan(40 * 60_000);
+    const dirs: RegistryFixture[] = [];
+    try {
+      for (let i = 0; i < MEMO_LIMITS.MAX_FOLDERS + 4; i++) {
+        const d = makeRegistry();
+        dirs.push(d);
+        d.write(live.pid, sessionRecord(live.pid));
+        readRecords(d.configDir, FAST);
+      }
+      expect(memoFootprint().folders).toBeLessThanOrEqual(MEMO_LIMITS.MAX_FOLDERS);
+    } finally {
+      for (const d of dirs) d.remove();
+    }
+  });
+
+  it('a folder whose listing shrinks drops what it held of the names that left', () => {
+    const names = Array.from({ length: 300 }, (_, i) => `${2_000_000 + i}.json`);
+    for (const [i, name] of names.entries()) writeFileSync(reg.path(name), JSON.stringify(sessionRecord(2_000_000 + i)));
+    readRecords(reg.configDir, FAST);
+    const full = memoFootprint().entries;
+    for (const name of names.slice(10)) rmSync(reg.path(name));
+    expect(readRecords(reg.configDir, FAST)).toHaveLength(10);
+    expect(memoFootprint().entries).toBeLessThanOrEqual(full - 290);
+  });
+});
