@@ -7,8 +7,11 @@
  * across scans is safe; every record made from it is a new frozen object with a fresh verdict.
  *
  * Bounded three ways, so another program's folder cannot make us hold memory: at most MAX_FOLDERS
- * folders, a folder's entries dropped when they outnumber twice its listing, and texts kept only
- * up to MAX_TEXT each and MAX_BYTES in all (hostile 256 KiB files are parsed, never kept).
+ * folders, a folder's entries dropped when they outnumber twice its listing, and entries kept only up
+ * to MAX_ENTRY_COST each and MAX_COST in all. An entry's cost bounds what it holds, the text and the
+ * parsed document: two bytes per character, and 64 bytes per value the document can hold (each `,`,
+ * `{` and `[`), so a 64 KiB text of empty objects (~20 times its size once parsed) is parsed, not
+ * kept. A Claude Code record (~1 KiB, ~25 values) costs ~4 KiB: a 5,000-record registry fits.
  */
 import { sep } from 'node:path';
 import { parseClaimText, type Claim } from './schema.js';
@@ -16,25 +19,45 @@ import type { SkipReason } from '../types.js';
 
 export type Parsed = Claim | SkipReason;
 
-interface Entry {
-  text: string;
-  outcome: Parsed;
-}
-
 export type FolderMemo = Map<string, Entry>;
 
 const MAX_FOLDERS = 16;
-/** Claude Code's records are 0.5-1.5 KiB: a 10,000-record registry fits. */
-const MAX_BYTES = 16 * 1024 * 1024;
-const MAX_TEXT = 64 * 1024;
+const MAX_COST = 24 * 1024 * 1024;
+const MAX_ENTRY_COST = 64 * 1024;
+/** What one value of a parsed document can take at most (an object's header, an array slot, a number). */
+const VALUE_COST = 64;
+
+interface Entry {
+  text: string;
+  outcome: Parsed;
+  cost: number;
+}
 
 const folders = new Map<string, FolderMemo>();
-/** Characters of text kept, over every folder. */
+/** The cost of every entry kept, over every folder. */
 let kept = 0;
 
 function drop(memo: FolderMemo): void {
-  for (const e of memo.values()) kept -= e.text.length;
+  for (const e of memo.values()) kept -= e.cost;
   memo.clear();
+}
+
+/** Occurrences of `c` in `text`, counting stops past `limit`. */
+function countOf(text: string, c: string, limit: number): number {
+  let n = 0;
+  for (let at = text.indexOf(c); at >= 0 && n <= limit; at = text.indexOf(c, at + 1)) n++;
+  return n;
+}
+
+/** An upper bound of the bytes an entry holds (see above), or Infinity past MAX_ENTRY_COST. */
+function costOf(text: string): number {
+  let cost = 2 * text.length;
+  if (cost > MAX_ENTRY_COST) return Infinity;
+  for (const c of [',', '{', '[']) {
+    cost += VALUE_COST * countOf(text, c, (MAX_ENTRY_COST - cost) / VALUE_COST);
+    if (cost > MAX_ENTRY_COST) return Infinity;
+  }
+  return cost;
 }
 
 /** The memo of one folder, about to be read; `folderSize`: the names its listing holds. */
@@ -62,21 +85,23 @@ export function parseRemembered(memo: FolderMemo, dir: string, name: string, tex
   if (last !== undefined && last.text === text) return last.outcome;
   const outcome = parseClaimText(text, dir.endsWith(sep) ? dir + name : dir + sep + name, pid);
   if (last !== undefined) {
-    kept -= last.text.length;
+    kept -= last.cost;
     memo.delete(name);
   }
-  if (text.length <= MAX_TEXT && kept + text.length <= MAX_BYTES) {
-    memo.set(name, { text, outcome });
-    kept += text.length;
+  const cost = costOf(text);
+  if (kept + cost <= MAX_COST) {
+    memo.set(name, { text, outcome, cost });
+    kept += cost;
   }
   return outcome;
 }
 
-/** For the tests: what is held now. */
-export function memoFootprint(): { folders: number; entries: number; chars: number } {
+/** For the tests: what is held now (entries: of `dir` alone when given). */
+export function memoFootprint(dir?: string): { folders: number; entries: number; cost: number } {
   let entries = 0;
-  for (const m of folders.values()) entries += m.size;
-  return { folders: folders.size, entries, chars: kept };
+  if (dir !== undefined) entries = folders.get(dir)?.size ?? 0;
+  else for (const m of folders.values()) entries += m.size;
+  return { folders: folders.size, entries, cost: kept };
 }
 
-export const MEMO_LIMITS = { MAX_FOLDERS, MAX_BYTES, MAX_TEXT };
+export const MEMO_LIMITS = { MAX_FOLDERS, MAX_COST, MAX_ENTRY_COST, VALUE_COST };

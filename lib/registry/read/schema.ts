@@ -49,6 +49,22 @@ function decode(bytes: Uint8Array): string {
   return buf.toString('utf8');
 }
 
+/**
+ * Freezes a parsed document and every object and array in it, so a record's `raw` is immutable all
+ * the way down: a claim (and so its raw) is shared by the records of later scans of an unchanged file
+ * (parse-memo.ts), and a caller changing raw.peerFeatures must not change what the next scan returns.
+ * Iterative: a document may nest 20,000 levels.
+ */
+function deepFreeze(doc: object): void {
+  const pending: object[] = [doc];
+  while (pending.length > 0) {
+    const o = pending.pop()!;
+    Object.freeze(o);
+    const values: unknown[] = Array.isArray(o) ? o : Object.values(o);
+    for (const v of values) if (typeof v === 'object' && v !== null) pending.push(v);
+  }
+}
+
 function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);
@@ -78,10 +94,11 @@ export function parseClaimText(text: string, path: string, pidFromName: number):
   const sessionId = raw.sessionId;
   if (typeof sessionId !== 'string' || sessionId === '') return 'no-session-id';
   // Each field read once by name: a loop over the field lists read them by a variable key, a
-  // megamorphic load per field per record. Not frozen here: the record made from it is (verdict.ts),
-  // and freezing twice costs at 10,000 records.
+  // megamorphic load per field per record. The claim is not frozen here: the record made from it is
+  // (verdict.ts), and freezing twice costs at 10,000 records. Its raw is, all the way down.
   const procStart = str(raw.procStart);
   const procStartFt = str(raw.procStartFt);
+  deepFreeze(raw);
   return {
     path,
     pid,
@@ -103,6 +120,6 @@ export function parseClaimText(text: string, path: string, pidFromName: number):
     messagingSocketPath: str(raw.messagingSocketPath),
     bridgeSessionId: str(raw.bridgeSessionId),
     tmux: str(raw.tmux),
-    raw: Object.freeze(raw),
+    raw,
   };
 }

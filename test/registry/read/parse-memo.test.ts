@@ -57,17 +57,23 @@ describe.each(BACKENDS)('the parse memo (%s backend)', (backendName) => {
     expect(other.map((r) => r.path)).toEqual([first!.path]);
   });
 
-  it('keeps no text past its limits: huge files are parsed, not held; folders beyond the cap are dropped', () => {
-    const big = 'x'.repeat(MEMO_LIMITS.MAX_TEXT + 1);
+  it('keeps nothing past its limits: amplifying documents are parsed, not held; folders beyond the cap are dropped', () => {
+    // ~60 KB of empty objects is ~20 times that once parsed (the review's reproduction held 357 MiB
+    // for 256 such files after the scan's result was dropped): it costs past MAX_ENTRY_COST.
+    const amplifying = (pid: number) => `{"pid":${pid},"sessionId":"s","x":[${Array(20_000).fill('{}').join(',')}]}`;
+    for (let i = 0; i < 40; i++) writeFileSync(reg.path(`${1_000_000 + i}.json`), amplifying(1_000_000 + i));
+    const big = 'x'.repeat(MEMO_LIMITS.MAX_ENTRY_COST);
     reg.write(live.pid, sessionRecord(live.pid, { procStart: tokenOf(live.pid, backendName), name: big }));
-    for (let i = 0; i < 40; i++) writeFileSync(reg.path(`${1_000_000 + i}.json`), JSON.stringify(sessionRecord(1_000_000 + i, { name: 'y'.repeat(60_000) })));
-    const before = memoFootprint();
-    expect(readRecords(reg.configDir, FAST).find((r) => r.pid === live.pid)?.name).toBe(big);
-    const after = memoFootprint();
-    expect(after.chars).toBeLessThanOrEqual(MEMO_LIMITS.MAX_BYTES);
-    // The 64 KiB + 1 text was not kept; the forty 60 KB ones were (they fit the budget).
-    expect(after.chars - before.chars).toBeLessThan(41 * 61_000);
-    expect(after.chars - before.chars).toBeGreaterThan(40 * 60_000);
+    expect(readRecords(reg.configDir, FAST)).toHaveLength(41);
+    const after = memoFootprint(reg.sessions);
+    expect(after.entries).toBe(0);
+    expect(after.cost).toBeLessThanOrEqual(MEMO_LIMITS.MAX_COST);
+    // A plain record is kept, at a cost that bounds its text and its values.
+    reg.write(live.pid, sessionRecord(live.pid, { procStart: tokenOf(live.pid, backendName) }));
+    readRecords(reg.configDir, FAST);
+    const kept = memoFootprint(reg.sessions);
+    expect(kept.entries).toBe(1);
+    expect(kept.cost - after.cost).toBeGreaterThan(2 * JSON.stringify(sessionRecord(live.pid)).length);
     const dirs: RegistryFixture[] = [];
     try {
       for (let i = 0; i < MEMO_LIMITS.MAX_FOLDERS + 4; i++) {
@@ -82,13 +88,33 @@ describe.each(BACKENDS)('the parse memo (%s backend)', (backendName) => {
     }
   });
 
+  it('what a caller changes in one scan\'s raw never reaches the next: raw is frozen all the way down', () => {
+    reg.write(live.pid, sessionRecord(live.pid, { procStart: tokenOf(live.pid, backendName), extra: { tags: ['a'] }, list: [[1], { b: 2 }] }));
+    const [first] = readRecords(reg.configDir, FAST);
+    const tags = (first!.raw.extra as { tags: string[] }).tags;
+    expect(Object.isFrozen(first!.raw.extra)).toBe(true);
+    expect(() => tags.push('changed')).toThrow(TypeError);
+    expect(Object.isFrozen((first!.raw.list as unknown[])[0])).toBe(true);
+    const [second] = readRecords(reg.configDir, FAST);
+    expect(second!.raw.extra).toEqual({ tags: ['a'] });
+  });
+
+  it('a document nested 20,000 levels deep is frozen without exhausting the stack', () => {
+    const deep = `{"pid":${live.pid},"sessionId":"s","procStart":"${tokenOf(live.pid, backendName) ?? ''}","d":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+    reg.write(live.pid, deep);
+    const [record] = readRecords(reg.configDir, FAST);
+    let inner: unknown = record!.raw.d;
+    for (let i = 0; i < 19_999; i++) inner = (inner as unknown[])[0];
+    expect(Object.isFrozen(inner)).toBe(true);
+  });
+
   it('a folder whose listing shrinks drops what it held of the names that left', () => {
     const names = Array.from({ length: 300 }, (_, i) => `${2_000_000 + i}.json`);
     for (const [i, name] of names.entries()) writeFileSync(reg.path(name), JSON.stringify(sessionRecord(2_000_000 + i)));
     readRecords(reg.configDir, FAST);
-    const full = memoFootprint().entries;
+    expect(memoFootprint(reg.sessions).entries).toBe(300);
     for (const name of names.slice(10)) rmSync(reg.path(name));
     expect(readRecords(reg.configDir, FAST)).toHaveLength(10);
-    expect(memoFootprint().entries).toBeLessThanOrEqual(full - 290);
+    expect(memoFootprint(reg.sessions).entries).toBe(10);
   });
 });
