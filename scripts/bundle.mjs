@@ -13,10 +13,12 @@ const require = createRequire(import.meta.url);
  * An ES module's `import { x } from 'node:fs'` makes Node build an ES module facade of the whole
  * built-in (every export a live binding): about 1 ms of start-up per built-in, six of them in the
  * library, ~6 ms of CPU of a cold `import` that a CommonJS require never pays. The ESM library build
- * takes each built-in from process.getBuiltinModule instead (Node >= 20.16; on an older Node 20 a
- * require made by createRequire, loaded only then). Each export is copied once at load; getters are
- * left out, as reading one can load more (fs.promises loads node:fs/promises): importing one is a
- * build error here, not a slow start.
+ * takes each built-in from process.getBuiltinModule instead (Node >= 20.16; on an older Node 20 from a
+ * require made by createRequire: node:module is the one real import left, and the ES module loader
+ * has made its facade already). No top-level await: the build still bundles into CommonJS. Each
+ * export is copied once at load, so a later module.syncBuiltinESMExports() (a test's mock of fs) does
+ * not reach the library, as it does not reach a CommonJS one. Getters are left out, as reading one can
+ * load more (fs.promises loads node:fs/promises): importing one is a build error, not a slow start.
  */
 const builtinsWithoutFacades = {
   name: 'builtins-without-facades',
@@ -31,7 +33,8 @@ const builtinsWithoutFacades = {
       return {
         loader: 'js',
         contents: [
-          `const m = typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule(${id}) : (await import('node:module')).createRequire(import.meta.url)(${id});`,
+          "import { createRequire as requireFrom } from 'node:module';",
+          `const m = typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule(${id}) : requireFrom(import.meta.url)(${id});`,
           'export default m;',
           `export const { ${names.join(', ')} } = m;`,
         ].join('\n'),
