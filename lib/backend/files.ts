@@ -163,7 +163,11 @@ export const jsReadFiles: ReadFiles = (dir, names, maxBytes, borrow = false) => 
 
 /** Where the addon reads into: one buffer per process, grown on need (see SCRATCH_KEPT). */
 let nativeScratch: Buffer | undefined;
-/** The size the last batch took, kept when the buffer is not: a big folder is not read twice per scan. */
+/**
+ * The largest batch seen past SCRATCH_KEPT, kept when the buffer is not: a big folder is not read
+ * twice per scan, even when smaller folders are read in between. It only grows: a buffer that size
+ * is allocated per call but never touched past what the batch uses.
+ */
 let nativeHint = 64 * 1024;
 
 /**
@@ -188,7 +192,7 @@ export function nativeReadFiles(addon: NativeReader): ReadFiles {
     }
     if (out.length > SCRATCH_KEPT) {
       nativeScratch = undefined;
-      nativeHint = Math.max(64 * 1024, used + (used >> 2));
+      nativeHint = Math.max(nativeHint, used + (used >> 2));
     }
     if (borrow) return { status, meta, bytes: out.subarray(0, used) };
     const bytes = Buffer.allocUnsafe(used);
