@@ -5,7 +5,7 @@
  */
 import { realpathSync } from 'node:fs';
 import { homedir, userInfo } from 'node:os';
-import { isAbsolute, join, resolve } from 'node:path';
+import { isAbsolute, join, resolve, sep } from 'node:path';
 import type { ConfigDirs } from './types.js';
 
 /**
@@ -124,4 +124,9 @@ export function resolveSessionsDirs(configDirs: ConfigDirs, env: NodeJS.ProcessE
     seen.add(key);
     return true;
   });
+}
+
+/** A file in a folder resolveSessionsDirs returned (absolute, normalised): concatenation is a correct join. */
+export function childPath(dir: string, name: string): string {
+  return dir.endsWith(sep) ? dir + name : dir + sep + name;
 }

@@ -13,8 +13,8 @@
  * `{` and `[`), so a 64 KiB text of empty objects (~20 times its size once parsed) is parsed, not
  * kept. A Claude Code record (~1 KiB, ~25 values) costs ~4 KiB: a 5,000-record registry fits.
  */
-import { sep } from 'node:path';
 import { parseClaimText, type Claim } from './schema.js';
+import { childPath } from '../config.js';
 import type { SkipReason } from '../types.js';
 
 export type Parsed = Claim | SkipReason;
@@ -76,14 +76,11 @@ export function folderMemo(dir: string, folderSize: number): FolderMemo {
   return memo;
 }
 
-/**
- * parseClaimText(text, <dir>/<name>, pid), or what the same text of `name` gave last time. `dir` is
- * absolute and normalised (resolveSessionsDirs), so concatenation is a correct join.
- */
+/** parseClaimText(text, <dir>/<name>, pid), or what the same text of `name` gave last time. */
 export function parseRemembered(memo: FolderMemo, dir: string, name: string, text: string, pid: number): Parsed {
   const last = memo.get(name);
   if (last !== undefined && last.text === text) return last.outcome;
-  const outcome = parseClaimText(text, dir.endsWith(sep) ? dir + name : dir + sep + name, pid);
+  const outcome = parseClaimText(text, childPath(dir, name), pid);
   if (last !== undefined) {
     kept -= last.cost;
     memo.delete(name);

@@ -6,11 +6,10 @@
  * scan behind liveRecords and the guards probes right after the read instead, and leaves provably dead
  * local claims unparsed (readOutcomes).
  */
-import { sep } from 'node:path';
 import { readFiles } from '../../backend/index.js';
 import { META_LENGTH, META_OFFSET, META_STRIDE } from '../../backend/files.js';
 import { READ_OK } from '../../backend/types.js';
-import { pidFromName, resolveSessionsDirs } from '../config.js';
+import { childPath, pidFromName, resolveSessionsDirs } from '../config.js';
 import { listCandidates, listCandidatesAsync, MAX_RECORD_BYTES, readFailure } from './candidates.js';
 import { LISTING_ATTEMPTS, notProven } from './complete-listing.js';
 import { checkReadOptions } from './options.js';
@@ -45,11 +44,6 @@ function namePid(name: string): number {
   // A name beyond a safe integer is still a candidate: it keeps its (rounded) number for reports, and
   // no record can match it, because parseClaim only accepts a safe-integer pid (pid-mismatch).
   return pidFromName(name) ?? strandedPid(name) ?? Number(name.slice(0, -'.json'.length));
-}
-
-/** `dir` is absolute and normalised (resolveSessionsDirs), so plain concatenation is a correct join. */
-function childPath(dir: string, name: string): string {
-  return dir.endsWith(sep) ? dir + name : dir + sep + name;
 }
 
 /** A candidate whose PID may be probed: a safe integer (name PIDs always are ≥ 1) up to PID_MAX. */
