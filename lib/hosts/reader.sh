@@ -181,18 +181,28 @@ alive() {
   case $m in *'No such process'*) r=1 ;; *) r=2 ;; esac
 }
 
+# A file line of the folder being read, kept in $lines: printed after `listing ok` only once the
+# folder is known not to have changed since its listing was proven (see read_folder).
+put() { lines="$lines$1$NL"; }
+# A listed name at neither a file nor a link any more: the folder changed under its reads (a session
+# ended, prune's put-back move). Sets $lost, and the folder is read again (read_folder), never
+# answered a file short: a live session at its other name would read as gone.
+gone() { ! [ -e "$1" ] && ! [ -L "$1" ]; }
+
 # One candidate read alone, with every check of its own: dd, bounded, never through a symlink and
 # never blocking on a FIFO where GNU dd can promise it, the symlink check again after the read.
 read_one() {
-  if [ -L "$1" ]; then echo "file $1 symlink"; return; fi
-  if [ ! -e "$1" ]; then return; fi
-  if [ ! -f "$1" ]; then echo "file $1 not-regular"; return; fi
-  if [ ! -r "$1" ]; then echo "file $1 unreadable"; pids="$pids ${1%.json}"; return; fi
+  if [ -L "$1" ]; then put "file $1 symlink"; return; fi
+  if [ ! -e "$1" ]; then lost=1; return; fi
+  if [ ! -f "$1" ]; then if gone "$1"; then lost=1; else put "file $1 not-regular"; fi; return; fi
+  if [ ! -r "$1" ]; then if gone "$1"; then lost=1; else put "file $1 unreadable"; pids="$pids ${1%.json}"; fi; return; fi
   # shellcheck disable=SC2086
   joined "$(dd if="$1" bs=$((MAX + 1)) count=1 $ddflags 2>/dev/null | od -An -v -tx1)"
-  if [ -L "$1" ]; then echo "file $1 symlink"; return; fi
-  if [ "$n" -gt $MAX ]; then echo "file $1 too-large"; return; fi
-  echo "file $1 ok $h"
+  if [ -L "$1" ]; then put "file $1 symlink"; return; fi
+  # Gone by now: its bytes may be none of its record (dd opened nothing).
+  if gone "$1"; then lost=1; return; fi
+  if [ "$n" -gt $MAX ]; then put "file $1 too-large"; return; fi
+  put "file $1 ok $h"
   pids="$pids ${1%.json}"
 }
 
@@ -240,11 +250,14 @@ read_batch() {
     t=${rest%%:*}
     size=${rest#*:}
     case $t in
-      l) echo "file $name symlink"; continue ;;
-      o) echo "file $name not-regular"; continue ;;
+      l) put "file $name symlink"; continue ;;
+      o) put "file $name not-regular"; continue ;;
     esac
-    if [ "$size" -gt $MAX ]; then echo "file $name too-large"; continue; fi
-    if [ ! -r "$name" ]; then echo "file $name unreadable"; pids="$pids ${name%.json}"; continue; fi
+    if [ "$size" -gt $MAX ]; then put "file $name too-large"; continue; fi
+    if [ ! -r "$name" ]; then
+      if gone "$name"; then lost=1; else put "file $name unreadable"; pids="$pids ${name%.json}"; fi
+      continue
+    fi
     # At most 4 MiB a batch (a shell variable of twice that); a large record past it is read alone.
     if [ $((sum + size)) -gt 4194304 ]; then read_one "$name"; continue; fi
     toread="$toread $name"
@@ -285,13 +298,68 @@ read_batch() {
       ;;
   esac
   cut=${cut%"#cut $cuts"}
-  printf '%s' "$cut"
+  lines="$lines$cut"
   for name in $toread; do pids="$pids ${name%.json}"; done
 }
 
 # GNU timeout(1) bounds the batch od where the dd flags say GNU (a FIFO put in is then a short read).
 guard=
 if [ -n "$ddflags" ] && timeout 5 true 2>/dev/null; then guard='timeout 5'; fi
+
+# Prove the listing, read its files, then stamp the folder again: the reads count only when the
+# stamp is still the proven one (no name added, removed or moved since it was listed; a record
+# rewritten in place does not touch the folder). A listed name gone before its read (prune's
+# put-back move, a session ending) would otherwise be a file line short: a proven "no" or a
+# `removed` for a session that is alive at its other name. Else all again, 5 times in all, as
+# the local scan reads a folder again when a listed record vanished (lib/registry/read/scan.ts).
+read_folder() {
+  tries=0
+  pids0=$pids
+  while :; do
+    tries=$((tries + 1))
+    pids=$pids0
+    prove
+    if [ -z "$proven" ]; then
+      echo "listing unproven $(say 'the folder kept changing while it was listed, 5 times')"
+      return
+    fi
+    if [ -n "$stranded" ]; then
+      echo "listing unproven $(say "an interrupted prune left a record aside ($stranded): claude-ps prune there puts it back")"
+      return
+    fi
+    proof=$b
+    lines=
+    lost=
+    # Batches of at most 1000 names: bounded command lines.
+    batch=
+    count=0
+    for name in $names; do
+      batch="$batch $name"
+      count=$((count + 1))
+      if [ $count -ge 1000 ]; then
+        # shellcheck disable=SC2086
+        read_batch $batch
+        batch=
+        count=0
+      fi
+    done
+    # shellcheck disable=SC2086
+    [ -z "$batch" ] || read_batch $batch
+    stamp
+    if [ -z "$lost" ] && [ "$st" = "$proof" ]; then
+      echo 'listing ok'
+      printf '%s' "$lines"
+      lines=
+      return
+    fi
+    if [ $tries -ge 5 ]; then
+      pids=$pids0
+      echo "listing unproven $(say 'the folder changed while its records were read, 5 times')"
+      return
+    fi
+    pause "$proof"
+  done
+}
 
 pids=
 for config in "$@"; do
@@ -311,29 +379,7 @@ for config in "$@"; do
   if [ -z "$stampfmt" ]; then
     echo "listing unproven $(say 'this host has no stat(1) to prove a listing complete')"
   else
-    prove
-    if [ -z "$proven" ]; then
-      echo "listing unproven $(say 'the folder kept changing while it was listed, 5 times')"
-    elif [ -n "$stranded" ]; then
-      echo "listing unproven $(say "an interrupted prune left a record aside ($stranded): claude-ps prune there puts it back")"
-    else
-      echo 'listing ok'
-      # Batches of at most 1000 names: bounded command lines.
-      batch=
-      count=0
-      for name in $names; do
-        batch="$batch $name"
-        count=$((count + 1))
-        if [ $count -ge 1000 ]; then
-          # shellcheck disable=SC2086
-          read_batch $batch
-          batch=
-          count=0
-        fi
-      done
-      # shellcheck disable=SC2086
-      [ -z "$batch" ] || read_batch $batch
-    fi
+    read_folder
   fi
   cd "$start" || cd / || exit 1
 done

@@ -22,6 +22,32 @@ import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/re
 const MOVER = fileURLToPath(new URL('../fixtures/put-back-mover.mjs', import.meta.url));
 const work = mkdtempSync(join(tmpdir(), 'cps-rev3-listing-'));
 const lie = join(work, 'lie');
+const shim = join(work, 'shim.sh');
+const moved = join(work, 'moved');
+
+/**
+ * Shell functions the fake ssh puts before the reader: the first `ls -lnd` (read_batch's look at a
+ * batch's types and sizes, after the listing was proven) first moves every record to its aside name,
+ * as prune's put-back move does, so the reads find none of the listed names. With `pinnedStat`, stat(1)
+ * answers one stamp for ever: a folder clock too coarse to show the move, so only the reads can tell.
+ */
+function moveAtFirstRead(pinnedStat: boolean): void {
+  writeFileSync(
+    shim,
+    [
+      'ls() {',
+      `  if [ "$1" = -lnd ] && [ ! -e ${moved} ]; then`,
+      `    : >${moved}`,
+      '    set +f; for f in [1-9]*.json; do ln "$f" ".$f.prune-0123456789abcdef" && rm "$f"; done; set -f',
+      '  fi',
+      '  command ls "$@"',
+      '}',
+      ...(pinnedStat ? ["stat() { echo '2026-12-02 05:00:00.123456789 +0000|1|2|2026-12-02 05:00:00.123456789 +0000|4096'; }"] : []),
+      '',
+    ].join('\n'),
+  );
+  rmSync(moved, { force: true });
+}
 let env: NodeJS.ProcessEnv;
 let reg: RegistryFixture;
 let session: Spawned;
@@ -35,6 +61,8 @@ beforeAll(() => {
       `if [ -f ${lie} ]; then cat >/dev/null; exec cat ${lie}; fi`,
       'while [ $# -gt 0 ]; do case $1 in --) shift; break ;; -o) shift 2 ;; *) shift ;; esac; done',
       'shift',
+      // A shim put before the reader (its own shell functions over ls or stat): a move at a chosen step.
+      `if [ -f ${shim} ]; then { cat ${shim}; cat; } | /bin/sh -c "$*"; exit; fi`,
       'exec /bin/sh -c "$*"',
       '',
     ].join('\n'),
@@ -122,6 +150,48 @@ describe('a remote listing', () => {
     } finally {
       mover?.kill('SIGKILL');
       if (mover) await new Promise((r) => mover!.once('exit', r));
+      putHome();
+      watcher.close();
+    }
+  });
+
+  it.each([
+    ['a folder stamp that shows the move', false],
+    ['a folder clock too coarse to show it', true],
+  ])('a record moved aside between the proven listing and its read is "cannot tell", never a "no" (%s)', async (_, pinnedStat) => {
+    moveAtFirstRead(pinnedStat);
+    try {
+      const [scan] = await readHosts(['box'], { env, remoteConfigDirs: [reg.configDir], timeoutMs: 15_000 });
+      expect(existsSync(moved)).toBe(true);
+      // The reader read the folder again, found the record aside, and proved nothing.
+      expect({ state: scan!.state, interactive: scan!.interactive }).toEqual({ state: 'unreadable', interactive: undefined });
+      expect(scan!.detail).toContain(`.${session.pid}.json.prune-`);
+    } finally {
+      rmSync(shim, { force: true });
+      putHome();
+    }
+    const [after] = await readHosts(['box'], { env, remoteConfigDirs: [reg.configDir], timeoutMs: 15_000 });
+    expect({ state: after!.state, interactive: after!.interactive }).toEqual({ state: 'ok', interactive: true });
+  });
+
+  it('watch --host: a record moved aside between the proven listing and its read is no `removed`', async () => {
+    const events: string[] = [];
+    const watcher = watchHosts(['box'], { env, remoteConfigDirs: [reg.configDir], intervalMs: 100, timeoutMs: 15_000 });
+    watcher.on('change', (e: HostWatchEvent) => events.push(`${e.type} ${e.record.pid}`));
+    watcher.on('host', (e: { state: string }) => events.push(`host ${e.state}`));
+    watcher.on('error', () => {});
+    try {
+      const deadline = Date.now() + 15_000;
+      while (!events.includes(`added ${session.pid}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(events).toContain(`added ${session.pid}`);
+      moveAtFirstRead(true);
+      const until = Date.now() + 15_000;
+      while (!events.includes('host unreadable') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      expect(existsSync(moved)).toBe(true);
+      expect(events).toContain('host unreadable');
+      expect(events.filter((e) => e.startsWith('removed'))).toEqual([]);
+    } finally {
+      rmSync(shim, { force: true });
       putHome();
       watcher.close();
     }
