@@ -6,6 +6,7 @@ import { build } from 'esbuild';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { lazyBuilds } from './lazy-parts.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -68,9 +69,12 @@ const common = {
 // prints for an uncaught error stays readable; syntax is still minified (less to parse at start-up).
 const library = { ...common, entryPoints: ['lib/index.ts'], minifySyntax: true };
 
+// dist/extras.cjs (prune, snapshots, watch, other hosts) is built first, and loaded on first use by
+// both library builds (scripts/lazy-parts.mjs).
+const lazy = await lazyBuilds(library, [builtinsWithoutFacades]);
 const outputs = [
-  { ...library, format: 'esm', outfile: 'dist/index.js', plugins: [builtinsWithoutFacades] },
-  { ...library, format: 'cjs', outfile: 'dist/index.cjs' },
+  lazy.esm,
+  lazy.cjs,
   // The CLI: the bundle, and the small executable that runs it (fully minified: nothing else of
   // ours is on a statusline's start-up path).
   { ...common, entryPoints: ['lib/cli/main.ts'], format: 'cjs', outfile: 'dist/cli-main.cjs', minify: true },
@@ -87,7 +91,7 @@ const outputs = [
 await Promise.all(outputs.map((options) => build(options)));
 
 // Files an earlier build (or an older version of this script) left behind would be packed too.
-const written = new Set(outputs.flatMap(({ outfile }) => [outfile, `${outfile}.map`].map((f) => f.slice('dist/'.length))));
+const written = new Set([lazy.extras, ...outputs].flatMap(({ outfile }) => [outfile, `${outfile}.map`].map((f) => f.slice('dist/'.length))));
 for (const name of readdirSync('dist')) {
   if (name !== 'types' && !written.has(name)) rmSync(join('dist', name), { recursive: true, force: true });
 }

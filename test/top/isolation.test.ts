@@ -49,7 +49,7 @@ describe('what loads lib/cli/top', () => {
   });
 
   it.skipIf(!existsSync(join(ROOT, 'dist/index.js')))('the built library holds none of its code', () => {
-    for (const file of ['dist/index.js', 'dist/index.cjs']) {
+    for (const file of ['dist/index.js', 'dist/index.cjs', 'dist/extras.cjs']) {
       const text = readFileSync(join(ROOT, file), 'utf8');
       expect(text).not.toContain('CLAUDE_PS_TOP_FAULT');
       expect(text).not.toContain('?1049h');
