@@ -1,6 +1,8 @@
 // The library's rarely used parts (prune, snapshots, watch, other hosts) in a file of their own,
 // dist/extras.cjs, loaded on first use: a cold `import` + `liveRecords()` then compiles only the
-// read path (~60 KB of the ~170 KB), about 4 ms less of a statusline's or a guard's start-up.
+// read path (~77 KB of the ~195 KB), about 5 ms less of a guard's or a poller's start-up. The CLI's
+// bundle is split the same way (dist/cli-extras.cjs: every command but the five a statusline, a
+// poller or a guard runs), so its code cache and its source hold only those (scripts/bundle.mjs).
 //
 // Most of those parts are synchronous (prune(), new Watcher()), so the file is CommonJS, which both
 // library builds can load at once (ESM through createRequire). It must share every module with the
@@ -18,8 +20,8 @@ import { build } from 'esbuild';
 import { relative, resolve } from 'node:path';
 import ts from 'typescript';
 
-/** The lazy roots: their exports become stubs in the core, their code lives in dist/extras.cjs. */
-export const LAZY_ROOTS = [
+/** The library's lazy roots: their exports become stubs in the core, their code lives in dist/extras.cjs. */
+export const LIBRARY_ROOTS = [
   'lib/registry/prune/prune.ts',
   'lib/registry/prune/legacy.ts',
   'lib/registry/snapshot.ts',
@@ -28,19 +30,22 @@ export const LAZY_ROOTS = [
   'lib/hosts/watch.ts',
   'lib/hosts/watch-api.ts',
 ];
-export const EXTRAS_FILE = 'extras.cjs';
 
-const rootIndex = new Map(LAZY_ROOTS.map((file, i) => [resolve(file), i]));
 const rel = (abs) => relative(process.cwd(), abs).split('\\').join('/');
 
-/** Each lazy root's value exports: [{ name, kind: 'function' | 'class' | 'literal', value }]. */
-function exportKinds() {
-  const program = ts.createProgram(
-    LAZY_ROOTS.map((f) => resolve(f)),
-    { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
-  );
-  const checker = program.getTypeChecker();
-  return LAZY_ROOTS.map((file) => {
+/** Each lazy root's value exports: [{ name, kind: 'function' | 'class' | 'literal' | 'value', value }]. */
+let shared;
+function exportKinds(roots, checkerRoots = roots) {
+  // One program for every build of a run (`checkerRoots`: all their roots), ~2 s each otherwise.
+  if (shared?.key !== checkerRoots.join('\n')) {
+    const program = ts.createProgram(
+      checkerRoots.map((f) => resolve(f)),
+      { target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.NodeNext, moduleResolution: ts.ModuleResolutionKind.NodeNext, strict: true, noEmit: true, skipLibCheck: true, types: ['node'] },
+    );
+    shared = { key: checkerRoots.join('\n'), program, checker: program.getTypeChecker() };
+  }
+  const { program, checker } = shared;
+  return roots.map((file) => {
     const source = program.getSourceFile(resolve(file));
     const moduleSymbol = source && checker.getSymbolAtLocation(source);
     if (!moduleSymbol) throw new Error(`${file}: not found by the TypeScript checker`);
@@ -53,10 +58,14 @@ function exportKinds() {
       else if (symbol.flags & F.Function) kinds.push({ name, kind: 'function' });
       else if (symbol.flags & F.Variable) {
         const type = checker.getTypeOfSymbol(symbol);
-        if (!type.isStringLiteral() && !type.isNumberLiteral()) {
-          throw new Error(`${file}: export ${name} is a value the core cannot stub (only functions, classes and literal constants load lazily)`);
-        }
-        kinds.push({ name, kind: 'literal', value: type.value });
+        const declaration = symbol.valueDeclaration;
+        // A literal constant only where its initializer is that literal: a cast can give a computed value a literal type.
+        const literal =
+          (type.isStringLiteral() || type.isNumberLiteral()) &&
+          declaration !== undefined && ts.isVariableDeclaration(declaration) && declaration.initializer !== undefined &&
+          (ts.isStringLiteral(declaration.initializer) || ts.isNumericLiteral(declaration.initializer)) &&
+          (ts.getCombinedNodeFlags(declaration) & ts.NodeFlags.Const) !== 0;
+        kinds.push(literal ? { name, kind: 'literal', value: type.value } : { name, kind: 'value' });
       } else if (!(symbol.flags & (F.Type | F.Interface | F.TypeAlias))) {
         throw new Error(`${file}: export ${name} has a kind the core cannot stub`);
       }
@@ -65,23 +74,35 @@ function exportKinds() {
   });
 }
 
-function stubText(index, kinds) {
+/**
+ * The core's stand-in for lazy root `index`. Imported statically, each export by its kind. Imported only by
+ * `import()`, which esbuild turns into a module initialised at that call: the extras load then, and
+ * every export is the real one.
+ */
+function stubText(index, kinds, dynamic) {
   const lines = ["import { part, lazyClass } from 'claude-ps:lazy';"];
+  if (dynamic) {
+    lines.push(`const ns = part().r${index};`);
+    for (const { name } of kinds) lines.push(`export const ${name} = ns.${name};`);
+    return lines.join('\n');
+  }
   for (const { name, kind, value } of kinds) {
     if (kind === 'function') lines.push(`export function ${name}(...args) { return part().r${index}.${name}(...args); }`);
     else if (kind === 'class') lines.push(`export const ${name} = /* @__PURE__ */ lazyClass(${JSON.stringify(name)}, () => part().r${index}.${name});`);
-    else lines.push(`export const ${name} = ${JSON.stringify(value)};`);
+    else if (kind === 'literal') lines.push(`export const ${name} = ${JSON.stringify(value)};`);
+    // Any other value would have to exist before the extras load: it is left out, so a core module
+    // importing it fails the build ("No matching export"), and the rest of the root still loads lazily.
   }
   return lines.join('\n');
 }
 
 /** The core's loader: the namespaces handed over, the factory called once, the class proxies. */
-function loaderText(format, handed) {
+function loaderText(format, handed, extrasFile) {
   const imports = handed.map((file, i) => `import * as m${i} from ${JSON.stringify(resolve(file))};`);
   const load =
     format === 'esm'
-      ? `import { createRequire } from 'node:module';\nconst load = () => createRequire(import.meta.url)('./${EXTRAS_FILE}');`
-      : `const load = () => require('./${EXTRAS_FILE}');`;
+      ? `import { createRequire } from 'node:module';\nconst load = () => createRequire(import.meta.url)('./${extrasFile}');`
+      : `const load = () => require('./${extrasFile}');`;
   return [
     ...imports,
     load,
@@ -120,21 +141,27 @@ async function resolved(b, args) {
 }
 
 /** The plugin of a core build: lazy roots become stubs; `claude-ps:lazy` is the loader. */
-function corePlugin(format, kinds, handed, seen) {
+function corePlugin(format, parts, handed, seen) {
+  const { roots, kinds, extrasFile } = parts;
+  const rootIndex = new Map(roots.map((file, i) => [resolve(file), i]));
   return {
     name: 'lazy-core',
     setup(b) {
       b.onResolve({ filter: /^claude-ps:lazy$/ }, () => ({ path: 'lazy', namespace: 'lazy-loader' }));
-      b.onResolve({ filter: /^\.\/extras\.cjs$/ }, () => ({ path: `./${EXTRAS_FILE}`, external: true }));
+      b.onResolve({ filter: new RegExp(`^\\./${extrasFile.replace('.', '\\.')}$`) }, () => ({ path: `./${extrasFile}`, external: true }));
       b.onResolve({ filter: /.*/ }, async (args) => {
         if (args.pluginData?.inner || args.namespace !== 'file' || !args.importer) return undefined;
         const path = await resolved(b, args);
-        if (path === undefined) return undefined;
-        if (rootIndex.has(path)) return { path, namespace: 'lazy-stub' };
-        return undefined;
+        if (path === undefined || !rootIndex.has(path)) return undefined;
+        return { path, namespace: args.kind === 'dynamic-import' ? 'lazy-init' : 'lazy-stub' };
       });
-      b.onLoad({ filter: /.*/, namespace: 'lazy-stub' }, (args) => ({ contents: stubText(rootIndex.get(args.path), kinds[rootIndex.get(args.path)]), loader: 'js', resolveDir: process.cwd() }));
-      b.onLoad({ filter: /.*/, namespace: 'lazy-loader' }, () => ({ contents: loaderText(format, handed), loader: 'js', resolveDir: resolve('lib') }));
+      for (const namespace of ['lazy-stub', 'lazy-init']) {
+        b.onLoad({ filter: /.*/, namespace }, (args) => {
+          const i = rootIndex.get(args.path);
+          return { contents: stubText(i, kinds[i], namespace === 'lazy-init'), loader: 'js', resolveDir: process.cwd() };
+        });
+      }
+      b.onLoad({ filter: /.*/, namespace: 'lazy-loader' }, () => ({ contents: loaderText(format, handed, extrasFile), loader: 'js', resolveDir: resolve('lib') }));
       b.onLoad({ filter: /\.ts$/ }, (args) => {
         seen?.add(rel(args.path));
         return undefined;
@@ -144,13 +171,13 @@ function corePlugin(format, kinds, handed, seen) {
 }
 
 /** The plugin of the extras build: every module the core holds is read from `__core`. */
-function extrasPlugin(coreFiles, handed) {
+function extrasPlugin(roots, coreFiles, handed) {
   return {
     name: 'lazy-extras',
     setup(b) {
       b.onResolve({ filter: /^claude-ps:extras$/ }, () => ({ path: 'extras', namespace: 'lazy-entry' }));
       b.onLoad({ filter: /.*/, namespace: 'lazy-entry' }, () => ({
-        contents: LAZY_ROOTS.map((file, i) => `export * as r${i} from ${JSON.stringify(resolve(file))};`).join('\n'),
+        contents: roots.map((file, i) => `export * as r${i} from ${JSON.stringify(resolve(file))};`).join('\n'),
         loader: 'js',
         resolveDir: process.cwd(),
       }));
@@ -167,23 +194,27 @@ function extrasPlugin(coreFiles, handed) {
 }
 
 /**
- * Builds dist/extras.cjs and returns the options for the two core builds (ESM and CommonJS),
- * given the library's common options and the ESM build's own plugins.
+ * Builds the extras file and returns the options of the core builds. `options`: the core's build
+ * options but format and outfile; `roots`: the lazy roots (`checkerRoots`: those of every build of
+ * this run, for one TypeScript program); `extrasFile`: its name in dist/;
+ * `extrasOptions`: more options for its build; `cores`: [{ format, outfile, plugins }].
  */
-export async function lazyBuilds(library, esmPlugins) {
-  const kinds = exportKinds();
+export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, extrasOptions = {}, cores }) {
+  const parts = { roots, kinds: exportKinds(roots, checkerRoots), extrasFile };
   // Pass 1: which files the core holds, with stubs in place of the roots.
   const coreFiles = new Set();
-  await build({ ...library, format: 'esm', write: false, outfile: 'dist/index.js', plugins: [...esmPlugins, corePlugin('esm', kinds, [], coreFiles)] });
-  for (const root of LAZY_ROOTS) coreFiles.delete(root);
+  const first = cores[0];
+  await build({ ...options, format: first.format, write: false, outfile: first.outfile, plugins: [...(first.plugins ?? []), corePlugin(first.format, parts, [], coreFiles)] });
+  for (const root of roots) coreFiles.delete(root);
   // Pass 2: the extras, taking from the core what it holds.
   const handedSet = new Set();
   const extras = {
-    ...library,
+    ...options,
+    ...extrasOptions,
     entryPoints: ['claude-ps:extras'],
     format: 'cjs',
-    outfile: `dist/${EXTRAS_FILE}`,
-    plugins: [extrasPlugin(coreFiles, handedSet)],
+    outfile: `dist/${extrasFile}`,
+    plugins: [extrasPlugin(roots, coreFiles, handedSet)],
     banner: { js: 'module.exports = function (__core) {\nvar module = { exports: {} }, exports = module.exports;' },
     footer: { js: 'return module.exports;\n};' },
   };
@@ -192,7 +223,6 @@ export async function lazyBuilds(library, esmPlugins) {
   // Pass 3 is the caller's: the core builds with exactly those namespaces handed over.
   return {
     extras,
-    esm: { ...library, format: 'esm', outfile: 'dist/index.js', plugins: [...esmPlugins, corePlugin('esm', kinds, handed)] },
-    cjs: { ...library, format: 'cjs', outfile: 'dist/index.cjs', plugins: [corePlugin('cjs', kinds, handed)] },
+    cores: cores.map(({ format, outfile, plugins = [] }) => ({ ...options, format, outfile, plugins: [...plugins, corePlugin(format, parts, handed)] })),
   };
 }

@@ -17,7 +17,7 @@ export type HostFailure = 'unreachable' | 'timeout' | 'auth failed' | 'bad answe
 export const DEFAULT_CONNECT_TIMEOUT_S = 5;
 export const DEFAULT_TIMEOUT_MS = 15_000;
 /** setTimeout's own limit (2^31 - 1 ms, about 24.8 days): past it Node warns and fires at once. */
-export const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+export const MAX_TIMEOUT_MS = 2_147_483_647; // 2 ** 31 - 1, written out: a literal the CLI's core copies (scripts/lazy-parts.mjs)
 /** How long a shared connection outlives its last use. */
 export const CONTROL_PERSIST_S = 60;
 

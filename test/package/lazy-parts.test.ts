@@ -173,3 +173,30 @@ describe.skipIf(!built)('the built files', () => {
     }
   });
 });
+
+describe.skipIf(!existsSync(join(ROOT, 'dist/cli-extras.cjs')))('the built CLI', () => {
+  // NODE_DEBUG=module names every file the CommonJS loader loads; no code cache (it is not what is tested).
+  const loads = (args: string[], input = '') => {
+    const ran = spawnSync(process.execPath, [join(ROOT, 'dist/cli.cjs'), ...args], {
+      encoding: 'utf8',
+      input,
+      env: { ...process.env, NODE_DEBUG: 'module', NODE_DISABLE_COMPILE_CACHE: '1', CLAUDE_CONFIG_DIR: reg.configDir, CLAUDE_PS_BACKEND: '' },
+    });
+    return { status: ran.status, extras: /load "[^"]*cli-extras\.cjs"/.test(ran.stderr) };
+  };
+
+  it.each([
+    [['count']],
+    [['count', '--json']],
+    [['list']],
+    [['summary']],
+    [['has-interactive']],
+    [['statusline']],
+  ])('runs a statusline\'s, a poller\'s and a guard\'s commands without reading the extras: %j', (args) => {
+    expect(loads(args, '{}')).toEqual({ status: 0, extras: false });
+  });
+
+  it.each([[['doctor']], [['prune', '--dry-run']], [['probe', String(process.pid)]], [['--help']]])('reads them for the others: %j', (args) => {
+    expect(loads(args)).toEqual({ status: 0, extras: true });
+  });
+});
