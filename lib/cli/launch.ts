@@ -10,7 +10,9 @@
  *   Node version, architecture and V8 flags, tagged with the bundle's size, mtime, ctime and inode. A missing,
  *   foreign, stale, corrupt or rejected file is ignored (the bundle is compiled as usual) and, once, a
  *   fresh one is written at exit: to a temporary file, then renamed, so a reader sees a whole file or
- *   none. A folder that cannot be made or written leaves the run uncached, never failing.
+ *   none. A folder that cannot be made or written leaves the run uncached, never failing. The data
+ *   holds the code the runs that made it compiled, so it is made again, once, by the first run of
+ *   each command it has not seen (commandKey): the file then serves every command its user runs.
  * NODE_DISABLE_COMPILE_CACHE=1 turns both off; so does CLAUDE_PS_DEBUG (stacks through the source maps).
  */
 import type * as Fs from 'node:fs';
@@ -43,22 +45,38 @@ function cachePlace(): { base: string; file: string } | undefined {
   return { base, file: `${base}/claude-ps/cli-${__CLAUDE_PS_VERSION__}-node${process.versions.node}-${process.arch}-${(h >>> 0).toString(16)}.v8cache` };
 }
 
-/** The cached data for this bundle (its identity line first), or undefined when anything is off. */
-function readCache(fs: typeof Fs, file: string, identity: string): Buffer | undefined {
+/**
+ * The cached data for this bundle and the commands whose runs it holds (its first line: the identity,
+ * a tab, the command keys), or undefined when anything is off.
+ */
+function readCache(fs: typeof Fs, file: string, identity: string): { data: Buffer; keys: string[] } | undefined {
   let fd: number | undefined;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
     const st = fs.fstatSync(fd);
-    // Only a regular file of this user's, that nobody else may write, of a sane size.
     if (!st.isFile() || st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0 || st.size > 64 << 20) return undefined;
     const data = fs.readFileSync(fd);
-    const head = Buffer.from(`${identity}\n`);
-    return data.subarray(0, head.length).equals(head) ? data.subarray(head.length) : undefined;
+    const end = data.indexOf(10);
+    if (end < 0 || end > 4096) return undefined;
+    const [id, keys = ''] = data.subarray(0, end).toString('latin1').split('\t');
+    return id === identity ? { data: data.subarray(end + 1), keys: keys.split(' ').filter(Boolean) } : undefined;
   } catch {
     return undefined;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
+}
+
+/**
+ * Which run this is, for the cache: V8's data holds the functions compiled when it was made, so data
+ * made by `--version` or `statusline --install` would leave every later render compiling its own code.
+ * The command word, `statusline:setup` for its install runs, `-` when a flag comes first.
+ */
+function commandKey(argv: readonly string[]): string {
+  const word = argv[2] ?? '';
+  if (!/^[a-z][a-z-]{0,31}$/.test(word)) return '-';
+  if (word === 'statusline' && argv.some((a) => a === '--install' || a === '--uninstall')) return 'statusline:setup';
+  return word;
 }
 
 /** A folder of this user's that nobody else may write (a symlink is not one). */
@@ -126,11 +144,19 @@ function runWithCodeCache(): void {
   } finally {
     fs.closeSync(fd);
   }
-  const cachedData = place && identity ? readCache(fs, place.file, identity) : undefined;
-  const script = new Script(nodeModule.wrap(source), { filename: bundle, cachedData });
-  if (place && identity && (cachedData === undefined || script.cachedDataRejected === true)) {
+  const cached = place && identity ? readCache(fs, place.file, identity) : undefined;
+  const script = new Script(nodeModule.wrap(source), { filename: bundle, cachedData: cached?.data });
+  const key = commandKey(process.argv);
+  const accepted = cached !== undefined && script.cachedDataRejected !== true;
+  // Written afresh when missing or refused, and once more for each command it has not yet run: the
+  // data made at exit holds what the cache held and what this run compiled.
+  const keys = accepted ? cached.keys : [];
+  // At most 24 commands in one file (a mistyped command adds its word once). A constant here, not at
+  // the top: this function runs before the module's later top-level lines.
+  const maxKeys = 24;
+  if (place && identity && (!accepted || (!keys.includes(key) && keys.length < maxKeys))) {
     // At exit, so the functions this run compiled are in it too.
-    process.once('exit', () => writeCache(fs, place, `${identity}\n`, script));
+    process.once('exit', () => writeCache(fs, place, `${identity}\t${[...keys, key].join(' ')}\n`, script));
   }
   const run = script.runInThisContext() as (
     exports: object,

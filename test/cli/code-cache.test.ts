@@ -76,10 +76,38 @@ describe.skipIf(hasCompileCache)('the CLI code cache (Node without module.enable
     expect(statSync(cacheDir()).mode & 0o777).toBe(0o700);
     const first = identity(file);
     for (let i = 0; i < 3; i++) count();
-    expect(runCli(cli, ['--version'], { env: env() }).stdout).toBe(`${version}\n`);
     expect(identity(file)).toBe(first);
     expect(fileTree(join(cli, '..'))).toEqual(pkg);
   });
+
+  it('is made again once by the first run of each command it has not seen, so it holds each one\'s code', () => {
+    const keysOf = (file: string) => {
+      const text = readFileSync(file);
+      return text.subarray(0, text.indexOf(10)).toString('latin1').split('\t')[1]?.split(' ');
+    };
+    // Data made by `--version` holds none of count's code: a statusline's every render would compile it.
+    expect(runCli(cli, ['--version'], { env: env() }).stdout).toBe(`${version}\n`);
+    const file = theFile();
+    expect(keysOf(file)).toEqual(['-']);
+    const versionOnly = statSync(file).size;
+    count();
+    expect(keysOf(file)).toEqual(['-', 'count']);
+    expect(statSync(file).size).toBeGreaterThan(versionOnly); // count's compiled functions joined the data
+    const withCount = identity(file);
+    count();
+    expect(runCli(cli, ['--version'], { env: env() }).stdout).toBe(`${version}\n`);
+    expect(identity(file)).toBe(withCount); // both seen: used, never made again
+    // A statusline install is not a render: its own key, so the renders get theirs too.
+    const setup = runCli(cli, ['statusline', '--uninstall', '--config-dir', join(work, 'no-config')], { env: env() });
+    expect(setup.status === 0 || setup.status === 1).toBe(true);
+    expect(keysOf(file)).toEqual(['-', 'count', 'statusline:setup']);
+    // Mistyped commands add their word once each, 24 words at most: then the file stays as it is.
+    for (let i = 0; i < 24; i++) expect(runCli(cli, [`nosuchcommand${String.fromCharCode(97 + i)}`], { env: env() }).status).toBe(2);
+    expect(keysOf(file)).toHaveLength(24);
+    const full = identity(file);
+    expect(runCli(cli, ['summary', '--config-dir', join(work, 'no-config')], { env: env() }).status).toBe(0);
+    expect(identity(file)).toBe(full);
+  }, 90_000);
 
   it('is replaced when corrupt, truncated, of another bundle or foreign to V8, and the answer stays right', () => {
     count();
