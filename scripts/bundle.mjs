@@ -59,6 +59,24 @@ const CLI_ROOTS = [
   'lib/hosts/transport.ts',
 ];
 
+/**
+ * The same for dist/extras.cjs (CommonJS): each built-in from process.getBuiltinModule, else a plain
+ * require. An app that bundles the ESM build into ESM brings the extras in as CommonJS, where
+ * esbuild's stand-in for `require` throws "Dynamic require of node:… is not supported".
+ */
+const builtinsFromProcess = {
+  name: 'builtins-from-process',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) =>
+      args.namespace === 'builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
+      const id = JSON.stringify(args.path);
+      return { loader: 'js', contents: `module.exports = typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule(${id}) : require(${id});` };
+    });
+  },
+};
+
 const common = {
   bundle: true,
   platform: 'node',
@@ -84,13 +102,14 @@ const common = {
 // prints for an uncaught error stays readable; syntax is still minified (less to parse at start-up).
 const library = { ...common, entryPoints: ['lib/index.ts'], minifySyntax: true };
 
-// dist/extras.cjs (prune, snapshots, watch, other hosts) is built first, and loaded on first use by
-// both library builds (scripts/lazy-parts.mjs).
+// dist/extras.cjs (prune, snapshots, reading other hosts), loaded on first use by both library
+// builds (scripts/lazy-parts.mjs).
 const lazyLibrary = lazyBuilds({
   options: library,
   roots: LIBRARY_ROOTS,
   checkerRoots: [...LIBRARY_ROOTS, ...CLI_ROOTS],
   extrasFile: 'extras.cjs',
+  extrasPlugins: [builtinsFromProcess],
   cores: [
     { format: 'esm', outfile: 'dist/index.js', plugins: [builtinsWithoutFacades] },
     { format: 'cjs', outfile: 'dist/index.cjs' },
@@ -109,24 +128,19 @@ const lazyCli = lazyBuilds({
   extrasFile: 'cli-extras.cjs',
   cores: [{ format: 'cjs', outfile: 'dist/cli-main.cjs' }],
 });
-const [lazy, cliLazy] = await Promise.all([lazyLibrary, lazyCli]);
-const outputs = [
-  ...lazy.cores,
-  ...cliLazy.cores,
-  {
-    ...common,
-    entryPoints: ['lib/cli/launch.ts'],
-    external: ['./cli-main.cjs'],
-    format: 'cjs',
-    outfile: 'dist/cli.cjs',
-    minify: true,
-    banner: { js: '#!/usr/bin/env node' },
-  },
-];
-await Promise.all(outputs.map((options) => build(options)));
+const launcher = {
+  ...common,
+  entryPoints: ['lib/cli/launch.ts'],
+  external: ['./cli-main.cjs'],
+  format: 'cjs',
+  outfile: 'dist/cli.cjs',
+  minify: true,
+  banner: { js: '#!/usr/bin/env node' },
+};
+const files = (await Promise.all([lazyLibrary, lazyCli, build(launcher).then(() => [launcher.outfile])])).flat();
 
 // Files an earlier build (or an older version of this script) left behind would be packed too.
-const written = new Set([lazy.extras, cliLazy.extras, ...outputs].flatMap(({ outfile }) => [outfile, `${outfile}.map`].map((f) => f.slice('dist/'.length))));
+const written = new Set(files.flatMap((outfile) => [outfile, `${outfile}.map`].map((f) => f.slice('dist/'.length))));
 for (const name of readdirSync('dist')) {
   if (name !== 'types' && !written.has(name)) rmSync(join('dist', name), { recursive: true, force: true });
 }

@@ -1,21 +1,26 @@
-// The library's rarely used parts (prune, snapshots, watch, other hosts) in a file of their own,
-// dist/extras.cjs, loaded on first use: a cold `import` + `liveRecords()` then compiles only the
-// read path (~77 KB of the ~195 KB), about 5 ms less of a guard's or a poller's start-up. The CLI's
-// bundle is split the same way (dist/cli-extras.cjs: every command but the five a statusline, a
-// poller or a guard runs), so its code cache and its source hold only those (scripts/bundle.mjs).
+// Rarely used parts of a bundle in a file of their own, loaded on first use. The library's
+// (prune, snapshots, reading other hosts) are dist/extras.cjs: a cold `import` + `liveRecords()`
+// compiles less of what a read never runs. The CLI's bundle is split the same way (dist/cli-extras.cjs:
+// every command but the five a statusline, a poller or a guard runs), so its code cache and its source
+// hold only those (scripts/bundle.mjs).
 //
-// Most of those parts are synchronous (prune(), new Watcher()), so the file is CommonJS, which both
-// library builds can load at once (ESM through createRequire). It must share every module with the
-// core that loaded it (one backend, one parse memo, the same error classes for instanceof), so it
-// bundles none of them: the file is a factory, `module.exports = function (__core) { … }`, and each
-// import of a module the core holds reads it from `__core`, the core's own module namespaces (live
-// bindings). What the core imports from a lazy root is a stub with the same names: a function
-// that forwards its call, a class that is a proxy for the real one (new, extends, instanceof and
-// statics reach it), a literal constant copied. The export kinds come from the TypeScript checker;
-// an export that is none of these fails the build.
+// A lazy root's functions are synchronous (prune()), so the extras file is CommonJS, which both
+// library builds can load at once. It must share every module with the core that loaded it (one
+// backend, one parse memo, one class per error for instanceof), so it bundles none of them: the file
+// is a factory, `module.exports = function (__core) { … }`, and each import of a module the core
+// holds reads that module's live namespace from `__core`. The build fails if a module ends up in both.
 //
-// The build runs in three passes: the core with stubs (which files it holds), the extras (which of
-// those they import), then the core again with exactly those namespaces handed over.
+// What the core imports from a lazy root is a stub module of the same names, by the kind the
+// TypeScript checker gives each export: a function forwards its call (`this`, arguments, its
+// declared length; an async one rejects if the extras cannot load), a literal constant is copied.
+// Classes and other values are left out of the stub, so a core module importing one fails the build
+// ("No matching export"): their modules belong in the core. A root reached only by `import()` (the
+// CLI's commands) becomes a module initialised at that call, where the extras load, so every export
+// there is the real one. Enums, namespaces and default exports fail the build.
+//
+// Three passes: the core with stubs (which files it holds), the extras (which of those they import),
+// then the core again with exactly those namespaces handed over and the extras' build id.
+import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
 import { relative, resolve } from 'node:path';
 import ts from 'typescript';
@@ -25,16 +30,14 @@ export const LIBRARY_ROOTS = [
   'lib/registry/prune/prune.ts',
   'lib/registry/prune/legacy.ts',
   'lib/registry/snapshot.ts',
-  'lib/registry/watch/watch.ts',
+  'lib/registry/watch/engine.ts',
   'lib/hosts/read.ts',
-  'lib/hosts/watch.ts',
-  'lib/hosts/watch-api.ts',
 ];
 
 const rel = (abs) => relative(process.cwd(), abs).split('\\').join('/');
 
-/** Each lazy root's value exports: [{ name, kind: 'function' | 'class' | 'literal' | 'value', value }]. */
 let shared;
+/** Each lazy root's value exports: [{ name, kind: 'function' | 'class' | 'literal' | 'value', … }]. */
 function exportKinds(roots, checkerRoots = roots) {
   // One program for every build of a run (`checkerRoots`: all their roots), ~2 s each otherwise.
   if (shared?.key !== checkerRoots.join('\n')) {
@@ -45,18 +48,30 @@ function exportKinds(roots, checkerRoots = roots) {
     shared = { key: checkerRoots.join('\n'), program, checker: program.getTypeChecker() };
   }
   const { program, checker } = shared;
+  const F = ts.SymbolFlags;
   return roots.map((file) => {
     const source = program.getSourceFile(resolve(file));
     const moduleSymbol = source && checker.getSymbolAtLocation(source);
     if (!moduleSymbol) throw new Error(`${file}: not found by the TypeScript checker`);
     const kinds = [];
     for (const exported of checker.getExportsOfModule(moduleSymbol)) {
-      const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+      const symbol = exported.flags & F.Alias ? checker.getAliasedSymbol(exported) : exported;
       const name = exported.getName();
-      const F = ts.SymbolFlags;
+      const fail = (why) => {
+        throw new Error(`${file}: export ${name} ${why}, which cannot load lazily (scripts/lazy-parts.mjs)`);
+      };
+      if (name === 'default') fail('is a default export');
+      if (symbol.flags & (F.Enum | F.ValueModule)) fail('is an enum or a namespace with values');
       if (symbol.flags & F.Class) kinds.push({ name, kind: 'class' });
-      else if (symbol.flags & F.Function) kinds.push({ name, kind: 'function' });
-      else if (symbol.flags & F.Variable) {
+      else if (symbol.flags & F.Function) {
+        const declarations = (symbol.declarations ?? []).filter(ts.isFunctionDeclaration);
+        const body = declarations.find((d) => d.body !== undefined) ?? declarations[0];
+        if (body === undefined) fail('is a function without a declaration');
+        // Function.length: the parameters before the first with a default or the rest one.
+        const length = body.parameters.findIndex((p) => p.initializer !== undefined || p.dotDotDotToken !== undefined);
+        const isAsync = (ts.getCombinedModifierFlags(body) & ts.ModifierFlags.Async) !== 0;
+        kinds.push({ name, kind: 'function', length: length < 0 ? body.parameters.length : length, isAsync });
+      } else if (symbol.flags & F.Variable) {
         const type = checker.getTypeOfSymbol(symbol);
         const declaration = symbol.valueDeclaration;
         // A literal constant only where its initializer is that literal: a cast can give a computed value a literal type.
@@ -67,7 +82,7 @@ function exportKinds(roots, checkerRoots = roots) {
           (ts.getCombinedNodeFlags(declaration) & ts.NodeFlags.Const) !== 0;
         kinds.push(literal ? { name, kind: 'literal', value: type.value } : { name, kind: 'value' });
       } else if (!(symbol.flags & (F.Type | F.Interface | F.TypeAlias))) {
-        throw new Error(`${file}: export ${name} has a kind the core cannot stub`);
+        fail('has a kind the core cannot stub');
       }
     }
     return kinds;
@@ -75,61 +90,68 @@ function exportKinds(roots, checkerRoots = roots) {
 }
 
 /**
- * The core's stand-in for lazy root `index`. Imported statically, each export by its kind. Imported only by
- * `import()`, which esbuild turns into a module initialised at that call: the extras load then, and
- * every export is the real one.
+ * The core's stand-in for lazy root `index`. Imported statically: each function forwarded and each
+ * literal copied (nothing else: see the top). Imported only by `import()`: the real exports.
  */
 function stubText(index, kinds, dynamic) {
-  const lines = ["import { part, lazyClass } from 'claude-ps:lazy';"];
+  const lines = ["import { part } from 'claude-ps:lazy';"];
   if (dynamic) {
     lines.push(`const ns = part().r${index};`);
     for (const { name } of kinds) lines.push(`export const ${name} = ns.${name};`);
     return lines.join('\n');
   }
-  for (const { name, kind, value } of kinds) {
-    if (kind === 'function') lines.push(`export function ${name}(...args) { return part().r${index}.${name}(...args); }`);
-    else if (kind === 'class') lines.push(`export const ${name} = /* @__PURE__ */ lazyClass(${JSON.stringify(name)}, () => part().r${index}.${name});`);
+  for (const { name, kind, value, length, isAsync } of kinds) {
+    const params = Array.from({ length }, (_, i) => `a${i}`).join(', ');
+    if (kind === 'function') lines.push(`export ${isAsync ? 'async ' : ''}function ${name}(${params}) { return part().r${index}.${name}.apply(this, arguments); }`);
     else if (kind === 'literal') lines.push(`export const ${name} = ${JSON.stringify(value)};`);
-    // Any other value would have to exist before the extras load: it is left out, so a core module
-    // importing it fails the build ("No matching export"), and the rest of the root still loads lazily.
   }
   return lines.join('\n');
 }
 
-/** The core's loader: the namespaces handed over, the factory called once, the class proxies. */
-function loaderText(format, handed, extrasFile) {
-  const imports = handed.map((file, i) => `import * as m${i} from ${JSON.stringify(resolve(file))};`);
+/**
+ * The core's loader: the namespaces handed over, the factory loaded once and checked to be of this
+ * build. The ESM build asks `__claudePsRequire` (its footer, outside what esbuild rewrites) for the
+ * file: through createRequire beside this module, else a plain `require`, which a bundler that
+ * copied this module elsewhere (esbuild, webpack) has turned into the bundled extras.
+ */
+function loaderText(format, handed, extrasFile, buildId) {
+  const imports = handed.map((file, i) => `import * as m${i} from ${JSON.stringify(`./${file}`)};`);
   const load =
     format === 'esm'
-      ? `import { createRequire } from 'node:module';\nconst load = () => createRequire(import.meta.url)('./${extrasFile}');`
+      ? `import { createRequire } from 'node:module';\nconst load = () => __claudePsRequire(createRequire, import.meta.url);`
       : `const load = () => require('./${extrasFile}');`;
   return [
     ...imports,
     load,
     `const core = { ${handed.map((file, i) => `${JSON.stringify(file)}: m${i}`).join(', ')} };`,
     'let extras;',
-    'export function part() { return (extras ??= load()(core)); }',
-    // A function shell (its `prototype` is writable, so the proxy may answer the real one): every
-    // use that reaches the class (new, extends, instanceof, statics, a call) reaches the real one,
-    // loaded then; instances name the proxy as their constructor.
-    'export function lazyClass(name, real) {',
-    '  const shell = { [name]: function () {} }[name];',
-    '  let cls;',
-    '  const proxy = new Proxy(shell, {',
-    '    get: (_, key) => Reflect.get(target(), key),',
-    '    set: (_, key, value) => Reflect.set(target(), key, value),',
-    '    has: (_, key) => Reflect.has(target(), key),',
-    '    construct: (_, args, newTarget) => Reflect.construct(target(), args, newTarget),',
-    '    apply: (_, self, args) => Reflect.apply(target(), self, args),',
-    '  });',
-    '  function target() {',
-    '    if (cls === undefined) {',
-    '      cls = real();',
-    "      Object.defineProperty(cls.prototype, 'constructor', { value: proxy, writable: true, configurable: true });",
-    '    }',
-    '    return cls;',
+    'export function part() {',
+    '  if (extras !== undefined) return extras;',
+    '  let factory;',
+    '  try {',
+    '    factory = load();',
+    '  } catch (error) {',
+    `    throw new Error(\`claude-ps: ${extrasFile}, which holds prune, snapshots and the reading of other hosts, did not load from beside the package's entry file (\${error?.message?.split('\\n')[0]}). A partial install, or a bundler that copied the entry without it: mark claude-ps as external, or ship ${extrasFile} beside the bundle.\`, { cause: error });`,
     '  }',
-    '  return proxy;',
+    `  if (factory?.buildId !== ${JSON.stringify(buildId)}) throw new Error('claude-ps: ${extrasFile} is from another build than the file that loads it: reinstall the package');`,
+    '  return (extras = factory(core));',
+    '}',
+  ].join('\n');
+}
+
+/** The footer of an ESM core: the one `require` esbuild must not rewrite (see loaderText). */
+function esmFooter(extrasFile) {
+  return [
+    'function __claudePsRequire(createRequire, url) {',
+    '  try {',
+    `    return createRequire(url)("./${extrasFile}");`,
+    '  } catch (error) {',
+    '    try {',
+    `      return require("./${extrasFile}");`,
+    '    } catch {',
+    '      throw error;',
+    '    }',
+    '  }',
     '}',
   ].join('\n');
 }
@@ -141,19 +163,20 @@ async function resolved(b, args) {
 }
 
 /** The plugin of a core build: lazy roots become stubs; `claude-ps:lazy` is the loader. */
-function corePlugin(format, parts, handed, seen) {
+function corePlugin(format, parts, handed, buildId, seen) {
   const { roots, kinds, extrasFile } = parts;
-  const rootIndex = new Map(roots.map((file, i) => [resolve(file), i]));
+  const rootIndex = new Map(roots.map((file, i) => [file, i]));
   return {
     name: 'lazy-core',
     setup(b) {
-      b.onResolve({ filter: /^claude-ps:lazy$/ }, () => ({ path: 'lazy', namespace: 'lazy-loader' }));
+      b.onResolve({ filter: /^claude-ps:lazy$/ }, () => ({ path: 'loader', namespace: 'lazy' }));
       b.onResolve({ filter: new RegExp(`^\\./${extrasFile.replace('.', '\\.')}$`) }, () => ({ path: `./${extrasFile}`, external: true }));
       b.onResolve({ filter: /.*/ }, async (args) => {
         if (args.pluginData?.inner || args.namespace !== 'file' || !args.importer) return undefined;
         const path = await resolved(b, args);
-        if (path === undefined || !rootIndex.has(path)) return undefined;
-        return { path, namespace: args.kind === 'dynamic-import' ? 'lazy-init' : 'lazy-stub' };
+        if (path === undefined || !rootIndex.has(rel(path))) return undefined;
+        // Paths relative to the package root: nothing of the build machine's in dist/.
+        return { path: rel(path), namespace: args.kind === 'dynamic-import' ? 'lazy-init' : 'lazy-stub' };
       });
       for (const namespace of ['lazy-stub', 'lazy-init']) {
         b.onLoad({ filter: /.*/, namespace }, (args) => {
@@ -161,8 +184,8 @@ function corePlugin(format, parts, handed, seen) {
           return { contents: stubText(i, kinds[i], namespace === 'lazy-init'), loader: 'js', resolveDir: process.cwd() };
         });
       }
-      b.onLoad({ filter: /.*/, namespace: 'lazy-loader' }, () => ({ contents: loaderText(format, handed, extrasFile), loader: 'js', resolveDir: resolve('lib') }));
-      b.onLoad({ filter: /\.ts$/ }, (args) => {
+      b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({ contents: loaderText(format, handed, extrasFile, buildId), loader: 'js', resolveDir: process.cwd() }));
+      b.onLoad({ filter: /.*/, namespace: 'file' }, (args) => {
         seen?.add(rel(args.path));
         return undefined;
       });
@@ -175,9 +198,9 @@ function extrasPlugin(roots, coreFiles, handed) {
   return {
     name: 'lazy-extras',
     setup(b) {
-      b.onResolve({ filter: /^claude-ps:extras$/ }, () => ({ path: 'extras', namespace: 'lazy-entry' }));
-      b.onLoad({ filter: /.*/, namespace: 'lazy-entry' }, () => ({
-        contents: roots.map((file, i) => `export * as r${i} from ${JSON.stringify(resolve(file))};`).join('\n'),
+      b.onResolve({ filter: /^claude-ps:extras$/ }, () => ({ path: 'entry', namespace: 'extras' }));
+      b.onLoad({ filter: /.*/, namespace: 'extras' }, () => ({
+        contents: roots.map((file, i) => `export * as r${i} from ${JSON.stringify(`./${file}`)};`).join('\n'),
         loader: 'js',
         resolveDir: process.cwd(),
       }));
@@ -186,43 +209,60 @@ function extrasPlugin(roots, coreFiles, handed) {
         const path = await resolved(b, args);
         if (path === undefined || !coreFiles.has(rel(path))) return undefined;
         handed.add(rel(path));
-        return { path: rel(path), namespace: 'core-ref' };
+        return { path: rel(path), namespace: 'core' };
       });
-      b.onLoad({ filter: /.*/, namespace: 'core-ref' }, (args) => ({ contents: `module.exports = __core[${JSON.stringify(args.path)}];`, loader: 'js' }));
+      b.onLoad({ filter: /.*/, namespace: 'core' }, (args) => ({ contents: `module.exports = __core[${JSON.stringify(args.path)}];`, loader: 'js' }));
     },
   };
 }
 
+const sourcesOf = (metafile) => new Set(Object.keys(metafile.inputs).filter((f) => f.startsWith('lib/') || f.startsWith('node_modules/')));
+
 /**
- * Builds the extras file and returns the options of the core builds. `options`: the core's build
+ * Builds the extras file and the cores, and returns the files written. `options`: the cores' build
  * options but format and outfile; `roots`: the lazy roots (`checkerRoots`: those of every build of
- * this run, for one TypeScript program); `extrasFile`: its name in dist/;
- * `extrasOptions`: more options for its build; `cores`: [{ format, outfile, plugins }].
+ * this run, for one TypeScript program); `extrasFile`: its name in dist/; `extrasPlugins`: esbuild
+ * plugins of its build; `cores`: [{ format, outfile, plugins }].
  */
-export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, extrasOptions = {}, cores }) {
+export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, extrasPlugins = [], cores }) {
   const parts = { roots, kinds: exportKinds(roots, checkerRoots), extrasFile };
-  // Pass 1: which files the core holds, with stubs in place of the roots.
+  // Pass 1: which files the core holds, with stubs in place of the roots; its text names the build.
   const coreFiles = new Set();
   const first = cores[0];
-  await build({ ...options, format: first.format, write: false, outfile: first.outfile, plugins: [...(first.plugins ?? []), corePlugin(first.format, parts, [], coreFiles)] });
+  const probe = await build({ ...options, format: first.format, write: false, outfile: first.outfile, plugins: [...(first.plugins ?? []), corePlugin(first.format, parts, [], '', coreFiles)] });
   for (const root of roots) coreFiles.delete(root);
+  const buildId = createHash('sha256').update(probe.outputFiles.map((f) => f.text).join('\0')).digest('hex').slice(0, 16);
   // Pass 2: the extras, taking from the core what it holds.
   const handedSet = new Set();
-  const extras = {
+  const extras = await build({
     ...options,
-    ...extrasOptions,
     entryPoints: ['claude-ps:extras'],
     format: 'cjs',
     outfile: `dist/${extrasFile}`,
-    plugins: [extrasPlugin(roots, coreFiles, handedSet)],
+    metafile: true,
+    plugins: [...extrasPlugins, extrasPlugin(roots, coreFiles, handedSet)],
     banner: { js: 'module.exports = function (__core) {\nvar module = { exports: {} }, exports = module.exports;' },
-    footer: { js: 'return module.exports;\n};' },
-  };
-  await build(extras);
+    footer: { js: `return module.exports;\n};\nmodule.exports.buildId = ${JSON.stringify(buildId)};` },
+  });
   const handed = [...handedSet].sort();
-  // Pass 3 is the caller's: the core builds with exactly those namespaces handed over.
-  return {
-    extras,
-    cores: cores.map(({ format, outfile, plugins = [] }) => ({ ...options, format, outfile, plugins: [...plugins, corePlugin(format, parts, handed)] })),
-  };
+  // Pass 3: the cores, with exactly those namespaces handed over.
+  const built = await Promise.all(
+    cores.map(({ format, outfile, plugins = [] }) =>
+      build({
+        ...options,
+        format,
+        outfile,
+        metafile: true,
+        plugins: [...plugins, corePlugin(format, parts, handed, buildId)],
+        ...(format === 'esm' ? { footer: { js: esmFooter(extrasFile) } } : {}),
+      }),
+    ),
+  );
+  // One copy of each module: a second would be a second backend, memo or error class.
+  const inExtras = sourcesOf(extras.metafile);
+  for (const [i, core] of built.entries()) {
+    const both = [...sourcesOf(core.metafile)].filter((f) => inExtras.has(f));
+    if (both.length > 0) throw new Error(`${cores[i].outfile} and dist/${extrasFile} both hold ${both.join(', ')}`);
+  }
+  return [`dist/${extrasFile}`, ...cores.map((c) => c.outfile)];
 }

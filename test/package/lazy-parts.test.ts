@@ -6,7 +6,7 @@
  * Each check runs in a fresh Node process, for the ESM and the CommonJS build.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -80,96 +80,132 @@ describe.skipIf(!built).each(builds)('the %s build', (_, load) => {
     expect(result).toEqual({ live: [session.pid], yes: true, asyncLive: 1, before: false, after: true, pruned: 0 });
   });
 
-  it('gives classes that are the classes: new, instanceof, extends, constructor, name, a call without new', () => {
+  it('keeps its classes whole: a Watcher is a plain class, whose engine comes with the extras', () => {
     const dir = JSON.stringify(reg.configDir);
     const result = inFreshNode(
       load,
       [
-        'const before = extrasLoaded();',
-        `const w = new lib.Watcher(${dir});`,
+        `const f = lib.watch(${dir});`,
+        'const out = { constructor: f.constructor === lib.Watcher, instance: f instanceof lib.Watcher, name: lib.Watcher.name };',
         'class Mine extends lib.Watcher { mine() { return this.records().length; } }',
         `const m = new Mine(${dir});`,
-        'let called;',
-        `try { lib.Watcher(${dir}); called = 'no error'; } catch (e) { called = e.constructor.name; }`,
-        'const out = {',
-        '  before,',
-        '  instance: w instanceof lib.Watcher,',
-        '  events: typeof w.on === "function",',
-        '  constructor: w.constructor === lib.Watcher,',
-        '  name: lib.Watcher.name,',
-        '  sub: [m instanceof Mine, m instanceof lib.Watcher, m.mine()],',
-        '  notOther: w instanceof lib.HostsWatcher,',
-        '  called,',
-        '};',
-        `const f = lib.watch(${dir});`,
-        'out.fromWatch = f instanceof lib.Watcher;',
-        'w.close(); m.close(); f.close();',
+        'out.sub = [m instanceof Mine, m instanceof lib.Watcher, m.mine()];',
+        'out.parent = Object.getPrototypeOf(lib.Watcher) === require("node:events").EventEmitter;',
+        'Object.freeze(lib.HostWatcher);',
+        'out.frozen = f instanceof lib.HostWatcher;',
+        'out.extras = extrasLoaded();',
+        'f.close(); m.close();',
         'return out;',
       ].join('\n'),
     );
-    expect(result).toEqual({
-      before: false,
-      instance: true,
-      events: true,
-      constructor: true,
-      name: 'Watcher',
-      sub: [true, true, 1],
-      notOther: false,
-      called: 'TypeError',
-      fromWatch: true,
-    });
+    expect(result).toEqual({ constructor: true, instance: true, name: 'Watcher', sub: [true, true, 1], parent: true, frozen: false, extras: true });
   });
 
-  it('reaches the extras\' own use of a core error class: readHosts makes an unreadable folder an `unreadable` host', () => {
-    // readHosts (extras) turns the core scan's RegistryUnreadableError into a host state by instanceof.
-    const config = join(work, `dangling-${Math.random().toString(36).slice(2)}`);
-    rmSync(config, { recursive: true, force: true });
-    require('node:fs').mkdirSync(config);
-    symlinkSync(join(work, 'nothing-here'), join(config, 'sessions'));
-    const result = inFreshNode(load, `const [scan] = await lib.readHosts(['local'], { configDirs: [${JSON.stringify(config)}] }); return { state: scan.state, interactive: scan.interactive ?? null };`);
-    expect(result).toEqual({ state: 'unreadable', interactive: null });
+  it('gives forwarding functions the real ones\' length and arguments, and rejects (never throws) for an async one', () => {
+    const result = inFreshNode(
+      load,
+      [
+        'const lengths = [lib.prune.length, lib.pruneAsync.length, lib.pruneWithReport.length, lib.readHosts.length, lib.snapshot.length];',
+        'let rejected;',
+        'const p = lib.pruneAsync("not records");',
+        'await p.catch((e) => { rejected = e.constructor.name; });',
+        'return { lengths, rejected, promise: p instanceof Promise };',
+      ].join('\n'),
+    );
+    const lengths = [source.prune.length, source.pruneAsync.length, source.pruneWithReport.length, source.readHosts.length, source.snapshot.length];
+    expect(result).toEqual({ lengths, rejected: 'TypeError', promise: true });
   });
-  it.skipIf(process.platform !== 'linux' || source.backend().name !== 'native')(
-    'shares the core\'s backend with the extras: a watcher watches exits through the backend the core selected',
-    () => {
-      // The core selects the JS backend (no kernel exit watch), then the environment would select the
-      // addon: a watcher (extras) with a backend of its own would watch its PIDs through the kernel.
-      const dir = JSON.stringify(reg.configDir);
-      const result = inFreshNode(
-        load,
-        [
-          "process.env.CLAUDE_PS_BACKEND = 'js';",
-          'const chosen = lib.backend().name;',
-          "process.env.CLAUDE_PS_BACKEND = '';",
-          `const w = new lib.Watcher(${dir});`,
-          'await new Promise((r) => setTimeout(r, 200));',
-          'const watched = w.exitWatch();',
-          'w.close();',
-          'return { chosen, kernel: watched.kernel.length, interval: watched.interval.length };',
-        ].join('\n'),
-      );
-      expect(result).toEqual({ chosen: 'js', kernel: 0, interval: 1 });
-    },
-  );
+
+  it('shares the core\'s modules with the extras: prune judges through the backend the core selected', () => {
+    // The core selects the JS backend; then the environment names no backend at all. Extras with a
+    // backend of their own would select again, and throw on the bad name.
+    const dir = JSON.stringify(reg.configDir);
+    const result = inFreshNode(
+      load,
+      [
+        "process.env.CLAUDE_PS_BACKEND = 'js';",
+        'const chosen = lib.backend().name;',
+        "process.env.CLAUDE_PS_BACKEND = 'no-such-backend';",
+        `const report = lib.pruneWithReport(lib.readRecords(${dir}), { dryRun: true });`,
+        'return { chosen, removed: report.removed.length, failed: report.failed?.length ?? 0, extras: extrasLoaded() };',
+      ].join('\n'),
+    );
+    expect(result).toEqual({ chosen: 'js', removed: 0, failed: 0, extras: true });
+  });
+});
+
+describe.skipIf(!built)('the extras, when they cannot serve', () => {
+  /** A copy of dist/ (and what the loader looks for above it) in a temp folder, changed by `edit`. */
+  function copyOfDist(edit: (dist: string) => void): string {
+    const root = mkdtempSync(join(work, 'pkg-'));
+    for (const entry of ['package.json', 'binding.gyp']) cpSync(join(ROOT, entry), join(root, entry));
+    cpSync(join(ROOT, 'dist'), join(root, 'dist'), { recursive: true });
+    edit(join(root, 'dist'));
+    return root;
+  }
+  const dir = () => JSON.stringify(reg.configDir);
+
+  it.each(builds.map(([name]) => name))('a missing extras file (%s): reads still work; prune says what is missing, an async one rejects', (name) => {
+    const root = copyOfDist((dist) => rmSync(join(dist, 'extras.cjs')));
+    const load = name === 'ESM' ? `import(${JSON.stringify(join(root, 'dist/index.js'))})` : `Promise.resolve(require(${JSON.stringify(join(root, 'dist/index.cjs'))}))`;
+    const result = inFreshNode(
+      load,
+      [
+        `const live = lib.liveRecords(${dir()}).length;`,
+        'let sync; try { lib.prune([]); } catch (e) { sync = e.message; }',
+        'let rejected; const p = lib.pruneAsync([]); await p.catch((e) => { rejected = e.message; });',
+        'return { live, sync, rejected };',
+      ].join('\n'),
+    ) as { live: number; sync: string; rejected: string };
+    expect(result.live).toBe(1);
+    expect(result.sync).toMatch(/^claude-ps: extras\.cjs, which holds prune, .* did not load .*mark claude-ps as external, or ship extras\.cjs beside the bundle\.$/);
+    expect(result.rejected).toBe(result.sync);
+  });
+
+  it('an extras file of another build is refused, never run against this core', () => {
+    const root = copyOfDist((dist) => {
+      const file = join(dist, 'extras.cjs');
+      writeFileSync(file, readFileSync(file, 'utf8').replace(/module\.exports\.buildId = "[0-9a-f]+";/, 'module.exports.buildId = "0000000000000000";'));
+    });
+    const result = inFreshNode(`Promise.resolve(require(${JSON.stringify(join(root, 'dist/index.cjs'))}))`, 'try { lib.prune([]); return "ran"; } catch (e) { return e.message; }');
+    expect(result).toBe('claude-ps: extras.cjs is from another build than the file that loads it: reinstall the package');
+  });
+
+  it('an app that bundles the ESM build into one file (esbuild) still prunes: the bundler follows the extras in', async () => {
+    const { build } = await import('esbuild');
+    const app = mkdtempSync(join(work, 'app-'));
+    writeFileSync(
+      join(app, 'app.mjs'),
+      `import { liveRecords, pruneWithReport, readRecords } from ${JSON.stringify(join(ROOT, 'dist/index.js'))};\n` +
+        `const dir = ${dir()};\n` +
+        'process.stdout.write(JSON.stringify({ live: liveRecords(dir).length, removed: pruneWithReport(readRecords(dir), { dryRun: true }).removed.length }));\n',
+    );
+    const out = join(app, 'out', 'app.mjs');
+    await build({ entryPoints: [join(app, 'app.mjs')], bundle: true, platform: 'node', format: 'esm', outfile: out, logLevel: 'silent' });
+    const ran = spawnSync(process.execPath, [out], { encoding: 'utf8', env: { ...process.env, CLAUDE_PS_BACKEND: '' } });
+    expect(ran.stderr).toBe('');
+    expect(JSON.parse(ran.stdout)).toEqual({ live: 1, removed: 0 });
+  });
 });
 
 describe.skipIf(!built)('the built files', () => {
-  it('hold each part once: the core none of the extras\' code, the extras none of the core\'s', () => {
-    const extras = readFileSync(join(ROOT, 'dist/extras.cjs'), 'utf8');
+  it('hold each module once: no `// lib/…` module of the core in the extras (the build fails on one as well)', () => {
+    const modules = (file: string) => new Set(readFileSync(join(ROOT, file), 'utf8').match(/^\/\/ lib\/[\w/.-]+\.ts$/gm) ?? []);
+    const extras = modules('dist/extras.cjs');
+    expect(extras.has('// lib/registry/prune/prune.ts')).toBe(true);
     for (const core of ['dist/index.js', 'dist/index.cjs']) {
-      const text = readFileSync(join(ROOT, core), 'utf8');
-      expect(text).not.toMatch(/class Watcher\b|\bWatcher = class\b/);
-      expect(text).not.toContain('put-back');
-      expect(text.length).toBeLessThan(extras.length);
+      const held = modules(core);
+      expect(held.has('// lib/registry/read/scan.ts')).toBe(true);
+      expect(held.has('// lib/registry/watch/watch.ts')).toBe(true);
+      expect([...held].filter((m) => extras.has(m))).toEqual([]);
     }
-    const classOf = (name: string) => new RegExp(`class ${name}\\b|\\b${name} = class\\b`);
-    expect(extras).not.toMatch(classOf('RegistryUnreadableError'));
-    expect(extras).not.toMatch(/function (liveRecords|scanRegistry)\(/);
-    expect(extras).toMatch(classOf('Watcher'));
-    for (const core of ['dist/index.js', 'dist/index.cjs']) {
-      const text = readFileSync(join(ROOT, core), 'utf8');
-      expect(text).toMatch(classOf('RegistryUnreadableError'));
-      expect(text).toMatch(/function scanRegistry\(/);
+  });
+
+  it('name nothing of the machine they were built on', () => {
+    for (const file of ['index.js', 'index.cjs', 'extras.cjs', 'cli-main.cjs', 'cli-extras.cjs']) {
+      for (const text of [readFileSync(join(ROOT, 'dist', file), 'utf8'), readFileSync(join(ROOT, 'dist', `${file}.map`), 'utf8')]) {
+        expect(text.includes(ROOT), file).toBe(false);
+      }
     }
   });
 });
