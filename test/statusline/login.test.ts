@@ -121,10 +121,14 @@ describe('watch --until-logout over a fake logind', () => {
     await until(() => w.stderr().includes('ends with the login'), 'the watcher to tie itself');
     w.setState('unheard-of');
     await new Promise((r) => setTimeout(r, 500));
-    rmSync(join(w.users, String(uid)));
-    spawnSync('mkfifo', [join(w.users, String(uid))]);
+    // Each change lands at once, as a rename: a moment with the folder there and no file in it would
+    // be logind saying "offline", which ends the watcher rightly (the test above).
+    spawnSync('mkfifo', [join(w.users, `.${uid}.fifo`)]);
+    renameSync(join(w.users, `.${uid}.fifo`), join(w.users, String(uid)));
     await new Promise((r) => setTimeout(r, 500));
-    rmSync(join(w.users, '..', '..', '..'), { recursive: true, force: true });
+    const root = join(w.users, '..', '..', '..');
+    renameSync(root, `${root}-gone`);
+    cleanups.push(() => rmSync(`${root}-gone`, { recursive: true, force: true }));
     await new Promise((r) => setTimeout(r, 500));
     expect(w.done()).toBe(false);
   });
