@@ -73,6 +73,16 @@ const PT_LOAD = 1;
  * kills the process with SIGBUS instead of failing the load, so such a file is never handed to it.
  */
 export function truncatedElf(path: string): string | undefined {
+  const found = elfCheck(path);
+  return typeof found === 'object' ? `unreadable (${found.missing})` : found;
+}
+
+/**
+ * truncatedElf, with a file that is not there told apart (`{ missing }`): the loader's one look at each
+ * candidate, so it needs no existsSync first. Typed arrays and a DataView, not Buffer's read methods
+ * or BigInts: each of those is JS Node compiles on first use, in every process that loads the addon.
+ */
+function elfCheck(path: string): string | undefined | { missing: 'ENOENT' | 'ENOTDIR' } {
   let fd: number | undefined;
   try {
     // O_NONBLOCK: a FIFO in place of the file answers at once instead of blocking the open.
@@ -80,14 +90,16 @@ export function truncatedElf(path: string): string | undefined {
     const stat = fstatSync(fd);
     if (!stat.isFile()) return 'not a regular file';
     // The ELF header and, in every file a linker writes, the program headers right after it.
-    const head = Buffer.alloc(1024);
+    const head = new Uint8Array(1024);
     const got = readSync(fd, head, 0, head.length, 0);
-    if (got < 4 || head.readUInt32BE(0) !== 0x7f454c46) return undefined;
+    const view = new DataView(head.buffer);
+    if (got < 4 || view.getUint32(0) !== 0x7f454c46) return undefined;
     const wide = head[4] === 2;
     const little = head[5] === 1;
-    const u16 = (at: number) => (little ? head.readUInt16LE(at) : head.readUInt16BE(at));
-    const u32 = (at: number) => (little ? head.readUInt32LE(at) : head.readUInt32BE(at));
-    const word = (at: number) => (wide ? Number(little ? head.readBigUInt64LE(at) : head.readBigUInt64BE(at)) : u32(at));
+    const u16 = (at: number) => view.getUint16(at, little);
+    const u32 = (at: number) => view.getUint32(at, little);
+    // A 64-bit field as a double: exact below 2^53, and any size past that is "cut short" anyway.
+    const word = (at: number) => (wide ? (little ? u32(at) + u32(at + 4) * 2 ** 32 : u32(at) * 2 ** 32 + u32(at + 4)) : u32(at));
     if (got < (wide ? 64 : 52)) return `cut short at ${stat.size} bytes`;
     const phoff = word(wide ? 32 : 28);
     const phentsize = u16(wide ? 54 : 42);
@@ -100,7 +112,9 @@ export function truncatedElf(path: string): string | undefined {
     }
     return end > stat.size ? `cut short at ${stat.size} of ${end} bytes` : undefined;
   } catch (err) {
-    return `unreadable (${(err as NodeJS.ErrnoException).code ?? String(err)})`;
+    const code = (err as NodeJS.ErrnoException).code;
+    if ((code === 'ENOENT' || code === 'ENOTDIR') && fd === undefined) return { missing: code };
+    return `unreadable (${code ?? String(err)})`;
   } finally {
     if (fd !== undefined) closeSync(fd);
   }
@@ -139,8 +153,8 @@ export function loadNativeAddon(): AddonLoad {
   const refused: string[] = [];
   for (const file of addonCandidates(process.platform, process.arch, libc)) {
     const path = join(root, file);
-    if (!existsSync(path)) continue;
-    const damage = truncatedElf(path);
+    const damage = elfCheck(path);
+    if (typeof damage === 'object') continue;
     if (damage !== undefined) {
       refused.push(`${file}: ${damage}`);
       continue;

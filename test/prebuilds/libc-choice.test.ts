@@ -76,6 +76,45 @@ describe('a prebuild cut short is refused before the dynamic loader maps it', ()
     expect(truncatedElf(join(scratch, 'missing.node'))).toBe('unreadable (ENOENT)');
   });
 
+  it.each([
+    [64, 'little'],
+    [64, 'big'],
+    [32, 'little'],
+    [32, 'big'],
+  ] as const)('reads the program headers of a %i-bit %s-endian ELF file', (bits, order) => {
+    // A header, then two program headers: a PT_LOAD ending at 0x1_2345 (a 64-bit offset whose high
+    // word is set in the 64-bit files: 2^32 + 0x2345) and a PT_NOTE past it, which does not count.
+    const wide = bits === 64;
+    const phoff = wide ? 64 : 52;
+    const phentsize = wide ? 56 : 32;
+    const bytes = Buffer.alloc(phoff + 2 * phentsize);
+    const w16 = (v: number, at: number) => (order === 'little' ? bytes.writeUInt16LE(v, at) : bytes.writeUInt16BE(v, at));
+    const w32 = (v: number, at: number) => (order === 'little' ? bytes.writeUInt32LE(v, at) : bytes.writeUInt32BE(v, at));
+    const wWord = (v: number, at: number) => {
+      if (!wide) return w32(v, at);
+      const big = BigInt(v);
+      return order === 'little' ? bytes.writeBigUInt64LE(big, at) : bytes.writeBigUInt64BE(big, at);
+    };
+    bytes.writeUInt32BE(0x7f454c46, 0);
+    bytes[4] = wide ? 2 : 1;
+    bytes[5] = order === 'little' ? 1 : 2;
+    wWord(phoff, wide ? 32 : 28);
+    w16(phentsize, wide ? 54 : 42);
+    w16(2, wide ? 56 : 44);
+    const end = wide ? 2 ** 32 + 0x2345 : 0x1_2345;
+    const load = phoff;
+    w32(1, load); // PT_LOAD
+    wWord(0x1000, load + (wide ? 8 : 4)); // p_offset
+    wWord(end - 0x1000, load + (wide ? 32 : 16)); // p_filesz
+    const note = phoff + phentsize;
+    w32(4, note); // PT_NOTE
+    wWord(0, note + (wide ? 8 : 4));
+    wWord(end * 2, note + (wide ? 32 : 16));
+    const file = join(scratch, `synthetic-${bits}-${order}.node`);
+    writeFileSync(file, bytes);
+    expect(truncatedElf(file)).toBe(`cut short at ${bytes.length} of ${end} bytes`);
+  });
+
   it('a FIFO in its place answers at once, without blocking on the open', async () => {
     const fifo = join(scratch, 'fifo.node');
     await new Promise<void>((done, fail) => spawn('mkfifo', [fifo]).on('exit', (code) => (code === 0 ? done() : fail(new Error(`mkfifo ${code}`)))));
