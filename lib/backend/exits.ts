@@ -8,8 +8,11 @@
  * measures; lib/registry/watch decides what an exit means.
  */
 import { closeSync, openSync, readFileSync } from 'node:fs';
-import { constants, devNull } from 'node:os';
 import { servingAddon } from './index.js';
+import { lazyBuiltin } from '../runtime.js';
+
+// Loaded when an exit is watched or an errno named, not by every process that bundles this file.
+const os = lazyBuiltin<typeof import('node:os')>('node:os');
 
 interface RawPoller {
   add(fd: number): number;
@@ -38,11 +41,12 @@ export interface ExitNotificationInfo {
   reason?: string;
 }
 
-const ERRNO_NAMES = new Map<number, string>(Object.entries(constants.errno).map(([name, n]) => [n, name]));
+let errnoNames: Map<number, string> | undefined;
 
 /** A negative errno from the addon → its name (`ESRCH`, `ENOSYS`, ...). */
 export function errnoName(code: number): string {
-  return ERRNO_NAMES.get(-code) ?? `errno ${-code}`;
+  errnoNames ??= new Map(Object.entries(os().constants.errno).map(([name, n]) => [n, name]));
+  return errnoNames.get(-code) ?? `errno ${-code}`;
 }
 
 /** Set once the kernel refused the call itself: no process gets a handle after that. */
@@ -64,7 +68,7 @@ export function exitNotification(): ExitNotificationInfo {
     if (fd >= 0) {
       if (addon.closeExitHandle) addon.closeExitHandle(fd);
       else closeSync(fd);
-    } else if (fd === -constants.errno.ENOSYS || fd === -constants.errno.EPERM) {
+    } else if (fd === -os().constants.errno.ENOSYS || fd === -os().constants.errno.EPERM) {
       unsupported = `${addon.exitMechanism}: ${errnoName(fd)}`;
     }
   }
@@ -93,7 +97,7 @@ export function exitWatch(onExit: (key: number) => void): ExitWatch | undefined 
     open(pid) {
       const fd = addon.exitHandle(pid);
       if (fd < 0) {
-        if (fd === -constants.errno.ENOSYS) unsupported = `${addon.exitMechanism}: ENOSYS`;
+        if (fd === -os().constants.errno.ENOSYS) unsupported = `${addon.exitMechanism}: ENOSYS`;
         return errnoName(fd);
       }
       const rc = poller.add(fd);
@@ -168,7 +172,7 @@ export function openFileLimit(): FileLimit | undefined {
 export function descriptorsFree(count: number): boolean {
   const fds: number[] = [];
   try {
-    while (fds.length < count) fds.push(openSync(devNull, 'r')); // \\.\nul on Windows
+    while (fds.length < count) fds.push(openSync(os().devNull, 'r')); // \\.\nul on Windows
     return true;
   } catch {
     return false; // EMFILE, ENFILE: not now

@@ -4,7 +4,10 @@
  * records written before the field existed.
  */
 import { readFileSync, readlinkSync } from 'node:fs';
-import { hostname } from 'node:os';
+import { lazyBuiltin } from '../runtime.js';
+
+// node:os for Windows' host name only: not loaded where it is not needed.
+const os = lazyBuiltin<typeof import('node:os')>('node:os');
 
 function readTrimmed(path: string): string {
   try {
@@ -25,7 +28,7 @@ function readLink(path: string): string {
 /** Our pidDomain for a platform, as Claude Code computes it (a missing part stays empty: `linux::`). */
 export function computePidDomain(platform: NodeJS.Platform = process.platform): string {
   if (platform === 'darwin') return 'darwin';
-  if (platform === 'win32') return `win32:${hostname().toLowerCase()}`;
+  if (platform === 'win32') return `win32:${os().hostname().toLowerCase()}`;
   return `linux:${readTrimmed('/etc/machine-id')}:${readLink('/proc/self/ns/pid')}`;
 }
 
