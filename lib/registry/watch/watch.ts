@@ -16,51 +16,51 @@ export type { WatchOptions } from './options.js';
 
 export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
   readonly interval: number;
-  readonly #engine: WatchEngine;
+  private readonly engine: WatchEngine;
 
   constructor(configDirs: ConfigDirs, options?: WatchOptions) {
     super();
-    this.#engine = startWatch(this, configDirs, options);
-    this.interval = this.#engine.interval;
+    this.engine = startWatch(this, configDirs, options);
+    this.interval = this.engine.interval;
   }
 
   /** The current view: every record, live or not, sorted by PID. */
   records(): SessionRecord[] {
-    return this.#engine.records();
+    return this.engine.records();
   }
 
   /** The snapshot (docs/watch.md) of the current view, without touching the files. */
   snapshot(): Snapshot {
-    return this.#engine.snapshot();
+    return this.engine.snapshot();
   }
 
   /** Re-probes now what every interval re-probes (records without a kernel exit handle): one batch probe, no file I/O. */
   poll(): void {
-    this.#engine.poll();
+    this.engine.poll();
   }
 
   /** A full sweep of every folder now (what every 30th periodic rescan is): readdir, one lstat per candidate. */
   rescanNow(): void {
-    this.#engine.rescanNow();
+    this.engine.rescanNow();
   }
 
   /** How the exits of live local records are followed now, by PID: a kernel exit handle, or the interval probe. */
   exitWatch(): { kernel: number[]; interval: number[] } {
-    return this.#engine.exitWatch();
+    return this.engine.exitWatch();
   }
 
   /** Releases everything: OS watches, exit handles, timers, iterators (they end after what they already hold). */
   close(): void {
-    this.#engine.close();
+    this.engine.close();
   }
 
   get isClosed(): boolean {
-    return this.#engine.isClosed;
+    return this.engine.isClosed;
   }
 
   /** Each iterator sees the events emitted after it was created. Leaving the loop early closes the watcher. */
   [Symbol.asyncIterator](): AsyncIterableIterator<WatchEvent> {
-    return this.#engine.iterator();
+    return this.engine.iterator();
   }
 }
 
