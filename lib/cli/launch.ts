@@ -11,8 +11,9 @@
  *   foreign, stale, corrupt or rejected file is ignored (the bundle is compiled as usual) and, once, a
  *   fresh one is written at exit: to a temporary file, then renamed, so a reader sees a whole file or
  *   none. A folder that cannot be made or written leaves the run uncached, never failing. The data
- *   holds the code the runs that made it compiled, so it is made again, once, by the first run of
- *   each command it has not seen (commandKey): the file then serves every command its user runs.
+ *   holds the code the runs that made it compiled, so it is made again, once, by the first short run
+ *   of each command it does not hold (main.ts names the command): the file then serves every
+ *   command its user runs.
  * NODE_DISABLE_COMPILE_CACHE=1 turns both off; so does CLAUDE_PS_DEBUG (stacks through the source maps).
  */
 import type * as Fs from 'node:fs';
@@ -67,18 +68,6 @@ function readCache(fs: typeof Fs, file: string, identity: string): { data: Buffe
   }
 }
 
-/**
- * Which run this is, for the cache: V8's data holds the functions compiled when it was made, so data
- * made by `--version` or `statusline --install` would leave every later render compiling its own code.
- * The command word, `statusline:setup` for its install runs, `-` when a flag comes first.
- */
-function commandKey(argv: readonly string[]): string {
-  const word = argv[2] ?? '';
-  if (!/^[a-z][a-z-]{0,31}$/.test(word)) return '-';
-  if (word === 'statusline' && argv.some((a) => a === '--install' || a === '--uninstall')) return 'statusline:setup';
-  return word;
-}
-
 /** A folder of this user's that nobody else may write (a symlink is not one). */
 function isOwnFolder(fs: typeof Fs, path: string, follow: boolean): boolean {
   try {
@@ -94,7 +83,7 @@ function isOwnFolder(fs: typeof Fs, path: string, follow: boolean): boolean {
  * somebody else's, e.g. root running with a user's HOME), to a temporary file renamed into place.
  * Temporary files of runs killed mid-write, a minute old, are removed. Every failure is silent.
  */
-function writeCache(fs: typeof Fs, { base, file }: { base: string; file: string }, head: string, script: import('node:vm').Script): void {
+function writeCache(fs: typeof Fs, { base, file }: { base: string; file: string }, head: string, data: Buffer): void {
   const dir = file.slice(0, file.lastIndexOf('/'));
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
@@ -115,7 +104,7 @@ function writeCache(fs: typeof Fs, { base, file }: { base: string; file: string 
         // another run's, removed meanwhile
       }
     }
-    fs.writeFileSync(temp, Buffer.concat([Buffer.from(head), script.createCachedData()]), { mode: 0o600, flag: 'wx' });
+    fs.writeFileSync(temp, Buffer.concat([Buffer.from(head), data]), { mode: 0o600, flag: 'wx' });
     fs.renameSync(temp, file);
   } catch {
     try {
@@ -146,17 +135,24 @@ function runWithCodeCache(): void {
   }
   const cached = place && identity ? readCache(fs, place.file, identity) : undefined;
   const script = new Script(nodeModule.wrap(source), { filename: bundle, cachedData: cached?.data });
-  const key = commandKey(process.argv);
   const accepted = cached !== undefined && script.cachedDataRejected !== true;
-  // Written afresh when missing or refused, and once more for each command it has not yet run: the
-  // data made at exit holds what the cache held and what this run compiled.
   const keys = accepted ? cached.keys : [];
-  // At most 24 commands in one file (a mistyped command adds its word once). A constant here, not at
-  // the top: this function runs before the module's later top-level lines.
-  const maxKeys = 24;
-  if (place && identity && (!accepted || (!keys.includes(key) && keys.length < maxKeys))) {
-    // At exit, so the functions this run compiled are in it too.
-    process.once('exit', () => writeCache(fs, place, `${identity}\t${[...keys, key].join(' ')}\n`, script));
+  if (place && identity) {
+    // At exit, so the functions this run compiled are in it too. Written afresh when missing or
+    // refused, and once more by the first run of each command it does not hold yet: V8's data holds
+    // the functions compiled when it was made, so data made by \`--version\` or \`statusline --install\`
+    // alone would leave every render compiling its own code. main.ts names the command it ran
+    // (none for help, a version or a usage error), so only a run of that command marks it held.
+    process.once('exit', () => {
+      const ran = (globalThis as Record<symbol, unknown>)[Symbol.for('claude-ps.command')];
+      if (accepted && (typeof ran !== 'string' || keys.includes(ran))) return;
+      // A long run (watch, top, notify) lets V8 flush the bytecode of functions it has not run for a
+      // while: its data would hold less than the cache it was given, for every later render.
+      if (process.uptime() > 5) return;
+      const data = script.createCachedData();
+      if (accepted && data.length < cached.data.length) return;
+      writeCache(fs, place, `${identity}\t${[...keys, ...(typeof ran === 'string' ? [ran] : [])].join(' ')}\n`, data);
+    });
   }
   const run = script.runInThisContext() as (
     exports: object,

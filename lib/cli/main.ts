@@ -85,6 +85,10 @@ async function main(argv: string[]): Promise<number> {
   const json = flags.json === true;
   // The terminal is asked (node:tty) only when nothing else decides.
   const colour = !command.plain && !json && (colourChoice(process.env, flags.color as ColorMode | undefined) ?? (await stdoutIsTTY()));
+  // For the launcher's code cache (launch.ts): the command this run compiles, named only once it
+  // runs (never for help, a version or a usage error).
+  (globalThis as Record<symbol, unknown>)[Symbol.for('claude-ps.command')] =
+    command.name === 'statusline' && (flags.install === true || flags.uninstall === true || flags.snippet === true) ? 'statusline:setup' : command.name;
   return command.run({
     flags,
     positionals,
