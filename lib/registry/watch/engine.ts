@@ -59,8 +59,17 @@ export class WatchEngine {
   private flushTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
-  /** Starts watching for `emitter` (the Watcher): its events, `error` and `close` are emitted there. */
-  constructor(private readonly emitter: EventEmitter, configDirs: ConfigDirs, options?: WatchOptions) {
+  /**
+   * Starts watching for `emitter` (the Watcher): its events, `error` and `close` are emitted there, and
+   * an iterator left early ends it through `closeWatcher` (the Watcher's own close(), which a subclass
+   * may override).
+   */
+  constructor(
+    private readonly emitter: EventEmitter,
+    configDirs: ConfigDirs,
+    options: WatchOptions | undefined,
+    private readonly closeWatcher: () => void,
+  ) {
     const settings = (this.settings = watchSettings(options));
     this.interval = settings.interval;
     this.table = new RecordTable(settings.retryDelayMs, (path, delay) => {
@@ -143,7 +152,7 @@ export class WatchEngine {
 
   /** Each iterator sees the events emitted after it was created. Leaving the loop early closes the watcher. */
   iterator(): AsyncIterableIterator<WatchEvent> {
-    const queue = new EventQueue(() => this.close());
+    const queue = new EventQueue(() => this.closeWatcher());
     if (this.closed) queue.end();
     else this.queues.add(queue);
     return queue;
@@ -239,6 +248,6 @@ export class WatchEngine {
 }
 
 /** A WatchEngine for `emitter`: the one entry the core's Watcher calls (a function, so it can load lazily). */
-export function startWatch(emitter: EventEmitter, configDirs: ConfigDirs, options?: WatchOptions): WatchEngine {
-  return new WatchEngine(emitter, configDirs, options);
+export function startWatch(emitter: EventEmitter, configDirs: ConfigDirs, options: WatchOptions | undefined, closeWatcher: () => void): WatchEngine {
+  return new WatchEngine(emitter, configDirs, options, closeWatcher);
 }

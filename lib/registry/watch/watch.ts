@@ -20,7 +20,7 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
 
   constructor(configDirs: ConfigDirs, options?: WatchOptions) {
     super();
-    this.engine = startWatch(this, configDirs, options);
+    this.engine = startWatch(this, configDirs, options, () => this.close());
     this.interval = this.engine.interval;
   }
 
@@ -55,7 +55,8 @@ export class Watcher extends EventEmitter implements AsyncIterable<WatchEvent> {
   }
 
   get isClosed(): boolean {
-    return this.engine.isClosed;
+    // Unset only while a failing constructor closes what it took (and emits `close`): closed.
+    return this.engine?.isClosed ?? true;
   }
 
   /** Each iterator sees the events emitted after it was created. Leaving the loop early closes the watcher. */
