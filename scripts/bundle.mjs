@@ -109,6 +109,8 @@ const lazyLibrary = lazyBuilds({
   roots: LIBRARY_ROOTS,
   checkerRoots: [...LIBRARY_ROOTS, ...CLI_ROOTS],
   extrasFile: 'extras.cjs',
+  holds: 'prune, snapshots, the watcher and the reading of other hosts',
+  advice: 'a partial install, or a bundler that copied the entry without it (mark claude-ps as external, or ship extras.cjs beside the bundle)',
   extrasPlugins: [builtinsFromProcess],
   cores: [
     { format: 'esm', outfile: 'dist/index.js', plugins: [builtinsWithoutFacades] },
@@ -126,6 +128,8 @@ const lazyCli = lazyBuilds({
   roots: CLI_ROOTS,
   checkerRoots: [...LIBRARY_ROOTS, ...CLI_ROOTS],
   extrasFile: 'cli-extras.cjs',
+  holds: 'every command but list, count, summary, has-interactive and statusline',
+  advice: 'a partial install: reinstall claude-ps',
   cores: [{ format: 'cjs', outfile: 'dist/cli-main.cjs' }],
 });
 const launcher = {

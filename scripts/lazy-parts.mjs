@@ -22,7 +22,8 @@
 // then the core again with exactly those namespaces handed over and the extras' build id.
 import { createHash } from 'node:crypto';
 import { build } from 'esbuild';
-import { relative, resolve } from 'node:path';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
 import ts from 'typescript';
 
 /** The library's lazy roots: their exports become stubs in the core, their code lives in dist/extras.cjs. */
@@ -114,7 +115,8 @@ function stubText(index, kinds, dynamic) {
  * file: through createRequire beside this module, else a plain `require`, which a bundler that
  * copied this module elsewhere (esbuild, webpack) has turned into the bundled extras.
  */
-function loaderText(format, handed, extrasFile, buildId) {
+function loaderText(format, handed, parts, buildId) {
+  const { extrasFile, holds, advice } = parts;
   const imports = handed.map((file, i) => `import * as m${i} from ${JSON.stringify(`./${file}`)};`);
   const load =
     format === 'esm'
@@ -131,9 +133,9 @@ function loaderText(format, handed, extrasFile, buildId) {
     '  try {',
     '    factory = load();',
     '  } catch (error) {',
-    `    throw new Error(\`claude-ps: ${extrasFile}, which holds prune, snapshots and the reading of other hosts, did not load from beside the package's entry file (\${error?.message?.split('\\n')[0]}). A partial install, or a bundler that copied the entry without it: mark claude-ps as external, or ship ${extrasFile} beside the bundle.\`, { cause: error });`,
+    `    throw new Error(\`${extrasFile}, which holds ${holds}, did not load from beside the file that needs it (\${error?.message?.split('\\n')[0]}): ${advice}\`, { cause: error });`,
     '  }',
-    `  if (factory?.buildId !== ${JSON.stringify(buildId)}) throw new Error('claude-ps: ${extrasFile} is from another build than the file that loads it: reinstall the package');`,
+    `  if (factory?.buildId !== ${JSON.stringify(buildId)}) throw new Error('${extrasFile} is from another build than the file that loads it: reinstall claude-ps');`,
     '  return (extras = factory(core));',
     '}',
   ].join('\n');
@@ -184,7 +186,7 @@ function corePlugin(format, parts, handed, buildId, seen) {
           return { contents: stubText(i, kinds[i], namespace === 'lazy-init'), loader: 'js', resolveDir: process.cwd() };
         });
       }
-      b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({ contents: loaderText(format, handed, extrasFile, buildId), loader: 'js', resolveDir: process.cwd() }));
+      b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({ contents: loaderText(format, handed, parts, buildId), loader: 'js', resolveDir: process.cwd() }));
       b.onLoad({ filter: /.*/, namespace: 'file' }, (args) => {
         seen?.add(rel(args.path));
         return undefined;
@@ -221,29 +223,38 @@ const sourcesOf = (metafile) => new Set(Object.keys(metafile.inputs).filter((f) 
 /**
  * Builds the extras file and the cores, and returns the files written. `options`: the cores' build
  * options but format and outfile; `roots`: the lazy roots (`checkerRoots`: those of every build of
- * this run, for one TypeScript program); `extrasFile`: its name in dist/; `extrasPlugins`: esbuild
+ * this run, for one TypeScript program); `extrasFile`: its name in dist/; `holds` and `advice`: what
+ * it holds and what to do when it cannot load, for the error a user sees; `extrasPlugins`: esbuild
  * plugins of its build; `cores`: [{ format, outfile, plugins }].
  */
-export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, extrasPlugins = [], cores }) {
-  const parts = { roots, kinds: exportKinds(roots, checkerRoots), extrasFile };
+export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, holds, advice, extrasPlugins = [], cores }) {
+  const parts = { roots, kinds: exportKinds(roots, checkerRoots), extrasFile, holds, advice };
   // Pass 1: which files the core holds, with stubs in place of the roots; its text names the build.
   const coreFiles = new Set();
   const first = cores[0];
   const probe = await build({ ...options, format: first.format, write: false, outfile: first.outfile, plugins: [...(first.plugins ?? []), corePlugin(first.format, parts, [], '', coreFiles)] });
   for (const root of roots) coreFiles.delete(root);
-  const buildId = createHash('sha256').update(probe.outputFiles.map((f) => f.text).join('\0')).digest('hex').slice(0, 16);
-  // Pass 2: the extras, taking from the core what it holds.
+  // Pass 2: the extras, taking from the core what it holds. The build id covers both the core's text
+  // and the extras' own, so an extras file of other sources is refused even where the core's did not
+  // change; it is put in once the text is known.
   const handedSet = new Set();
+  const PLACEHOLDER = '"claude-ps-build-id-to-come"';
   const extras = await build({
     ...options,
     entryPoints: ['claude-ps:extras'],
     format: 'cjs',
     outfile: `dist/${extrasFile}`,
     metafile: true,
+    write: false,
     plugins: [...extrasPlugins, extrasPlugin(roots, coreFiles, handedSet)],
     banner: { js: 'module.exports = function (__core) {\nvar module = { exports: {} }, exports = module.exports;' },
-    footer: { js: `return module.exports;\n};\nmodule.exports.buildId = ${JSON.stringify(buildId)};` },
+    footer: { js: `return module.exports;\n};\nmodule.exports.buildId = ${PLACEHOLDER};` },
   });
+  const hash = createHash('sha256');
+  for (const f of [...probe.outputFiles, ...extras.outputFiles]) hash.update(f.text).update('\0');
+  const buildId = hash.digest('hex').slice(0, 16);
+  mkdirSync(dirname(resolve(`dist/${extrasFile}`)), { recursive: true });
+  for (const f of extras.outputFiles) writeFileSync(f.path, f.path.endsWith('.map') ? f.text : f.text.replace(PLACEHOLDER, JSON.stringify(buildId)));
   const handed = [...handedSet].sort();
   // Pass 3: the cores, with exactly those namespaces handed over.
   const built = await Promise.all(

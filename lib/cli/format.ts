@@ -1,5 +1,8 @@
 /** Pure formatting helpers for the human-readable output. */
-import { homedir } from 'node:os';
+import { lazyBuiltin } from '../runtime.js';
+
+// node:os on first use: not loaded by a render that never shortens a path.
+const os = lazyBuiltin<typeof import('node:os')>('node:os');
 import { clusters, displayWidth, isPlainAscii, lazily } from './width.js';
 
 /** How long ago an epoch-ms instant was, in one short unit: `now`, `42s`, `3m`, `5h`, `2d`. */
@@ -14,7 +17,7 @@ export function ago(epochMs: number | undefined, now = Date.now()): string {
 }
 
 /** `/home/me/src/app` → `~/src/app`. */
-export function shortenHome(path: string | undefined, home = homedir()): string {
+export function shortenHome(path: string | undefined, home = os().homedir()): string {
   if (path === undefined) return '';
   if (home && home !== '/' && (path === home || path.startsWith(home + '/'))) return '~' + path.slice(home.length);
   return path;

@@ -5,8 +5,11 @@
  * reads go without multiplexing (slower, never less safe).
  */
 import { lstatSync, mkdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
+import { lazyBuiltin } from '../runtime.js';
+
+// node:os when a control folder is chosen (a host read), not at every library load.
+const os = lazyBuiltin<typeof import('node:os')>('node:os');
 
 // A socket path is at most 104 bytes (macOS; 108 on Linux). ssh writes `<ControlPath>.<16 random>`
 // first, and %C is 40 hex digits: the folder must leave room for both. Bytes, not characters: an
@@ -34,7 +37,7 @@ export function controlDir(env: NodeJS.ProcessEnv): string | undefined {
   const uid = process.getuid?.() ?? 'user';
   const choices = [
     runtime && isAbsolute(runtime) ? join(runtime, 'claude-ps-ssh') : undefined,
-    join(tmpdir(), `claude-ps-ssh-${uid}`),
+    join(os().tmpdir(), `claude-ps-ssh-${uid}`),
   ];
   for (const dir of choices) {
     if (dir !== undefined && Buffer.byteLength(dir) <= MAX_DIR_BYTES && ownedPrivateDir(dir)) return dir;
