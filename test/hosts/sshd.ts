@@ -286,6 +286,13 @@ export async function makeLab(): Promise<Lab> {
       stop,
       async restart() {
         await stop();
+        // unshare is gone, but its sshd dies a moment later (the kernel's parent-death signal): until
+        // then the port still answers, and a new sshd would be "up" when it is the old one, dying.
+        const deadline = Date.now() + 15_000;
+        while (await accepts(port)) {
+          if (Date.now() > deadline) throw new Error(`the old sshd on port ${port} did not go`);
+          await new Promise((r) => setTimeout(r, 20));
+        }
         await launch();
       },
     };
