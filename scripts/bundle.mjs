@@ -21,28 +21,33 @@ const require = createRequire(import.meta.url);
  * not reach the library, as it does not reach a CommonJS one. Getters are left out, as reading one can
  * load more (fs.promises loads node:fs/promises): importing one is a build error, not a slow start.
  */
-const builtinsWithoutFacades = {
-  name: 'builtins-without-facades',
-  setup(b) {
-    b.onResolve({ filter: /^node:/ }, (args) =>
-      args.namespace === 'builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin' },
-    );
-    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
-      const mod = require(args.path);
-      const names = Object.keys(mod).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n) && !Object.getOwnPropertyDescriptor(mod, n)?.get);
-      const id = JSON.stringify(args.path);
-      return {
-        loader: 'js',
-        contents: [
-          "import { createRequire as requireFrom } from 'node:module';",
-          `const m = typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule(${id}) : requireFrom(import.meta.url)(${id});`,
-          'export default m;',
-          `export const { ${names.join(', ')} } = m;`,
-        ].join('\n'),
-      };
-    });
-  },
-};
+function builtinsFrom(format) {
+  return {
+    name: `builtins-from-process-${format}`,
+    setup(b) {
+      b.onResolve({ filter: /^node:/ }, (args) =>
+        args.namespace === 'builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin' },
+      );
+      b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
+        const id = JSON.stringify(args.path);
+        const pick = `typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule(${id})`;
+        if (format === 'cjs') return { loader: 'js', contents: `module.exports = ${pick} : require(${id});` };
+        const mod = require(args.path);
+        const names = Object.keys(mod).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n) && !Object.getOwnPropertyDescriptor(mod, n)?.get);
+        return {
+          loader: 'js',
+          contents: [
+            "import { createRequire as requireFrom } from 'node:module';",
+            `const m = ${pick} : requireFrom(import.meta.url)(${id});`,
+            'export default m;',
+            `export const { ${names.join(', ')} } = m;`,
+          ].join('\n'),
+        };
+      });
+    },
+  };
+}
+const builtinsWithoutFacades = builtinsFrom('esm');
 
 // The CLI's rarely run parts: the dynamic imports of lib/cli but the five commands above.
 const CLI_ROOTS = [
@@ -59,23 +64,10 @@ const CLI_ROOTS = [
   'lib/hosts/transport.ts',
 ];
 
-/**
- * The same for dist/extras.cjs (CommonJS): each built-in from process.getBuiltinModule, else a plain
- * require. An app that bundles the ESM build into ESM brings the extras in as CommonJS, where
- * esbuild's stand-in for `require` throws "Dynamic require of node:… is not supported".
- */
-const builtinsFromProcess = {
-  name: 'builtins-from-process',
-  setup(b) {
-    b.onResolve({ filter: /^node:/ }, (args) =>
-      args.namespace === 'builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin' },
-    );
-    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
-      const id = JSON.stringify(args.path);
-      return { loader: 'js', contents: `module.exports = typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule(${id}) : require(${id});` };
-    });
-  },
-};
+// The same for dist/extras.cjs (CommonJS): each built-in from process.getBuiltinModule, else a plain
+// require. An app that bundles the ESM build into ESM brings the extras in as CommonJS, where
+// esbuild's stand-in for `require` throws "Dynamic require of node:… is not supported".
+const builtinsFromProcess = builtinsFrom('cjs');
 
 const common = {
   bundle: true,
