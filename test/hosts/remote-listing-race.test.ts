@@ -90,6 +90,22 @@ afterAll(async () => {
   rmSync(work, { recursive: true, force: true });
 });
 
+/** A watcher of the fake host; its change and host events as lines (`added <pid>`, `host ok`). */
+function watchBox(intervalMs: number): { watcher: ReturnType<typeof watchHosts>; events: string[] } {
+  const events: string[] = [];
+  const watcher = watchHosts(['box'], { env, remoteConfigDirs: [reg.configDir], intervalMs, timeoutMs: 15_000 });
+  watcher.on('change', (e: HostWatchEvent) => events.push(`${e.type} ${e.record.pid}`));
+  watcher.on('host', (e: { state: string }) => events.push(`host ${e.state}`));
+  watcher.on('error', () => {});
+  return { watcher, events };
+}
+
+/** Until `line` is among `events`, 15 s at most (the caller asserts it is). */
+async function seen(events: string[], line: string): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while (!events.includes(line) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+}
+
 describe('a remote listing', () => {
   it('`listing unproven` carries its reason, and takes no file lines', () => {
     const hex = (t: string) => Buffer.from(t).toString('hex');
@@ -131,19 +147,13 @@ describe('a remote listing', () => {
   });
 
   it('watch --host: a remote whose listing turns unproven (prune\'s move) is no `removed`, and says so', async () => {
-    const events: string[] = [];
-    const watcher = watchHosts(['box'], { env, remoteConfigDirs: [reg.configDir], intervalMs: 100, timeoutMs: 15_000 });
-    watcher.on('change', (e: HostWatchEvent) => events.push(`${e.type} ${e.record.pid}`));
-    watcher.on('host', (e: { state: string }) => events.push(`host ${e.state}`));
-    watcher.on('error', () => {});
+    const { watcher, events } = watchBox(100);
     let mover: ChildProcess | undefined;
     try {
-      const deadline = Date.now() + 15_000;
-      while (!events.includes(`added ${session.pid}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await seen(events, `added ${session.pid}`);
       expect(events).toContain(`added ${session.pid}`);
       mover = spawn(process.execPath, [MOVER, reg.sessions, String(session.pid)], { stdio: 'ignore' });
-      const until = Date.now() + 15_000;
-      while (!events.includes('host unreadable') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      await seen(events, 'host unreadable');
       await new Promise((r) => setTimeout(r, 1500));
       expect(events).toContain('host unreadable');
       expect(events.filter((e) => e.startsWith('removed'))).toEqual([]);
@@ -175,18 +185,12 @@ describe('a remote listing', () => {
   });
 
   it('watch --host: a record moved aside between the proven listing and its read is no `removed`', async () => {
-    const events: string[] = [];
-    const watcher = watchHosts(['box'], { env, remoteConfigDirs: [reg.configDir], intervalMs: 100, timeoutMs: 15_000 });
-    watcher.on('change', (e: HostWatchEvent) => events.push(`${e.type} ${e.record.pid}`));
-    watcher.on('host', (e: { state: string }) => events.push(`host ${e.state}`));
-    watcher.on('error', () => {});
+    const { watcher, events } = watchBox(100);
     try {
-      const deadline = Date.now() + 15_000;
-      while (!events.includes(`added ${session.pid}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await seen(events, `added ${session.pid}`);
       expect(events).toContain(`added ${session.pid}`);
       moveAtFirstRead(true);
-      const until = Date.now() + 15_000;
-      while (!events.includes('host unreadable') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      await seen(events, 'host unreadable');
       expect(existsSync(moved)).toBe(true);
       expect(events).toContain('host unreadable');
       expect(events.filter((e) => e.startsWith('removed'))).toEqual([]);
@@ -199,13 +203,9 @@ describe('a remote listing', () => {
 
   it('watch --host: a remote that answered, then sends a folder with no listing line, is no `removed`', async () => {
     rmSync(lie, { force: true });
-    const events: string[] = [];
-    const watcher = watchHosts(['box'], { env, remoteConfigDirs: [reg.configDir], intervalMs: 200, timeoutMs: 15_000 });
-    watcher.on('change', (e: HostWatchEvent) => events.push(`${e.type} ${e.record.pid}`));
-    watcher.on('error', () => {});
+    const { watcher, events } = watchBox(200);
     try {
-      const deadline = Date.now() + 15_000;
-      while (!events.includes(`added ${session.pid}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await seen(events, `added ${session.pid}`);
       expect(events).toContain(`added ${session.pid}`);
       const hex = (s: string) => Buffer.from(s).toString('hex');
       // The header as the real reader prints it, then the folder with its `listing` line missing.
@@ -225,17 +225,11 @@ describe('a remote listing', () => {
 
   it('watch --host, a remote that answered and then prints garbage, is a `bad answer` host event and no `removed`', async () => {
     rmSync(lie, { force: true });
-    const events: string[] = [];
-    const watcher = watchHosts(['box'], { env, remoteConfigDirs: [reg.configDir], intervalMs: 200, timeoutMs: 15_000 });
-    watcher.on('change', (e: HostWatchEvent) => events.push(`${e.type} ${e.record.pid}`));
-    watcher.on('host', (e: { state: string }) => events.push(`host ${e.state}`));
-    watcher.on('error', () => {});
+    const { watcher, events } = watchBox(200);
     try {
-      const deadline = Date.now() + 15_000;
-      while (!events.includes(`added ${session.pid}`) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      await seen(events, `added ${session.pid}`);
       writeFileSync(lie, 'claude-ps-reader 1\nclock 1\nHTTP/1.1 200 OK\r\n\r\n');
-      const until = Date.now() + 15_000;
-      while (!events.includes('host bad answer') && Date.now() < until) await new Promise((r) => setTimeout(r, 50));
+      await seen(events, 'host bad answer');
       rmSync(lie, { force: true });
       await new Promise((r) => setTimeout(r, 1500)); // it answers again (after a backoff)
       expect(events).toContain('host bad answer');
