@@ -4,56 +4,43 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { liveRecords, readRecords, scanRegistry } from '../../../lib/index.js';
 import { MEMO_LIMITS, memoFootprint } from '../../../lib/registry/read/parse-memo.js';
 import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
-import { endAll, spawnSleep, type Spawned } from '../../helpers/processes.js';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../../helpers/registry-fixture.js';
+import { liveAndRegistryPerTest } from '../../helpers/suite.js';
 import { tokenOf } from '../../helpers/tokens.js';
 
 const FAST = { retryDelayMs: 1 };
 
 describe.each(BACKENDS)('the parse memo (%s backend)', (backendName) => {
   selectBackendForSuite(backendName);
-  let reg: RegistryFixture;
-  let live: Spawned;
-
-  beforeAll(() => {
-    live = spawnSleep();
-  });
-  afterAll(async () => {
-    await live.end();
-    await endAll();
-  });
-  beforeEach(() => {
-    reg = makeRegistry();
-  });
-  afterEach(() => reg.remove());
+  const fx = liveAndRegistryPerTest();
 
   it('a record rewritten in place, same length, is read as its new text', () => {
-    const record = (name: string) => sessionRecord(live.pid, { procStart: tokenOf(live.pid, backendName), name, sessionId: 's-1' });
-    reg.write(live.pid, record('alpha'));
-    expect(liveRecords(reg.configDir, FAST).map((r) => r.name)).toEqual(['alpha']);
-    expect(liveRecords(reg.configDir, FAST).map((r) => r.name)).toEqual(['alpha']);
-    reg.write(live.pid, record('omega'));
-    expect(liveRecords(reg.configDir, FAST).map((r) => r.name)).toEqual(['omega']);
+    const record = (name: string) => sessionRecord(fx.live.pid, { procStart: tokenOf(fx.live.pid, backendName), name, sessionId: 's-1' });
+    fx.reg.write(fx.live.pid, record('alpha'));
+    expect(liveRecords(fx.reg.configDir, FAST).map((r) => r.name)).toEqual(['alpha']);
+    expect(liveRecords(fx.reg.configDir, FAST).map((r) => r.name)).toEqual(['alpha']);
+    fx.reg.write(fx.live.pid, record('omega'));
+    expect(liveRecords(fx.reg.configDir, FAST).map((r) => r.name)).toEqual(['omega']);
     // A text that became a skip, and back: each scan says what the file holds now.
-    reg.write(live.pid, JSON.stringify({ ...record('omega'), pid: live.pid + 1 }));
-    expect(scanRegistry(reg.configDir, FAST).skipped.map((s) => s.reason)).toEqual(['pid-mismatch']);
-    reg.write(live.pid, record('omega'));
-    expect(readRecords(reg.configDir, FAST).map((r) => r.name)).toEqual(['omega']);
+    fx.reg.write(fx.live.pid, JSON.stringify({ ...record('omega'), pid: fx.live.pid + 1 }));
+    expect(scanRegistry(fx.reg.configDir, FAST).skipped.map((s) => s.reason)).toEqual(['pid-mismatch']);
+    fx.reg.write(fx.live.pid, record('omega'));
+    expect(readRecords(fx.reg.configDir, FAST).map((r) => r.name)).toEqual(['omega']);
   });
 
   it('an unchanged file gives an equal, fresh record (new verdict, same frozen raw)', () => {
-    reg.write(live.pid, sessionRecord(live.pid, { procStart: tokenOf(live.pid, backendName) }));
-    const [first] = readRecords(reg.configDir, FAST);
-    const [second] = readRecords(reg.configDir, FAST);
+    fx.reg.write(fx.live.pid, sessionRecord(fx.live.pid, { procStart: tokenOf(fx.live.pid, backendName) }));
+    const [first] = readRecords(fx.reg.configDir, FAST);
+    const [second] = readRecords(fx.reg.configDir, FAST);
     expect(second).toEqual(first);
     expect(second).not.toBe(first);
     expect(Object.isFrozen(second!.raw)).toBe(true);
     // The same file read through another config dir path is another folder: its records carry that path.
-    const other = liveRecords(join(reg.configDir, '.', ''), FAST);
+    const other = liveRecords(join(fx.reg.configDir, '.', ''), FAST);
     expect(other.map((r) => r.path)).toEqual([first!.path]);
   });
 
@@ -61,25 +48,25 @@ describe.each(BACKENDS)('the parse memo (%s backend)', (backendName) => {
     // ~60 KB of empty objects is ~20 times that once parsed (the review's reproduction held 357 MiB
     // for 256 such files after the scan's result was dropped): it costs past MAX_ENTRY_COST.
     const amplifying = (pid: number) => `{"pid":${pid},"sessionId":"s","x":[${Array(20_000).fill('{}').join(',')}]}`;
-    for (let i = 0; i < 40; i++) writeFileSync(reg.path(`${1_000_000 + i}.json`), amplifying(1_000_000 + i));
+    for (let i = 0; i < 40; i++) writeFileSync(fx.reg.path(`${1_000_000 + i}.json`), amplifying(1_000_000 + i));
     const big = 'x'.repeat(MEMO_LIMITS.MAX_ENTRY_COST);
-    reg.write(live.pid, sessionRecord(live.pid, { procStart: tokenOf(live.pid, backendName), name: big }));
-    expect(readRecords(reg.configDir, FAST)).toHaveLength(41);
-    const after = memoFootprint(reg.sessions);
+    fx.reg.write(fx.live.pid, sessionRecord(fx.live.pid, { procStart: tokenOf(fx.live.pid, backendName), name: big }));
+    expect(readRecords(fx.reg.configDir, FAST)).toHaveLength(41);
+    const after = memoFootprint(fx.reg.sessions);
     expect(after.entries).toBe(0);
     expect(after.cost).toBeLessThanOrEqual(MEMO_LIMITS.MAX_COST);
     // A plain record is kept, at a cost that bounds its text and its values.
-    reg.write(live.pid, sessionRecord(live.pid, { procStart: tokenOf(live.pid, backendName) }));
-    readRecords(reg.configDir, FAST);
-    const kept = memoFootprint(reg.sessions);
+    fx.reg.write(fx.live.pid, sessionRecord(fx.live.pid, { procStart: tokenOf(fx.live.pid, backendName) }));
+    readRecords(fx.reg.configDir, FAST);
+    const kept = memoFootprint(fx.reg.sessions);
     expect(kept.entries).toBe(1);
-    expect(kept.cost - after.cost).toBeGreaterThan(2 * JSON.stringify(sessionRecord(live.pid)).length);
+    expect(kept.cost - after.cost).toBeGreaterThan(2 * JSON.stringify(sessionRecord(fx.live.pid)).length);
     const dirs: RegistryFixture[] = [];
     try {
       for (let i = 0; i < MEMO_LIMITS.MAX_FOLDERS + 4; i++) {
         const d = makeRegistry();
         dirs.push(d);
-        d.write(live.pid, sessionRecord(live.pid));
+        d.write(fx.live.pid, sessionRecord(fx.live.pid));
         readRecords(d.configDir, FAST);
       }
       expect(memoFootprint().folders).toBeLessThanOrEqual(MEMO_LIMITS.MAX_FOLDERS);
@@ -89,20 +76,20 @@ describe.each(BACKENDS)('the parse memo (%s backend)', (backendName) => {
   });
 
   it('what a caller changes in one scan\'s raw never reaches the next: raw is frozen all the way down', () => {
-    reg.write(live.pid, sessionRecord(live.pid, { procStart: tokenOf(live.pid, backendName), extra: { tags: ['a'] }, list: [[1], { b: 2 }] }));
-    const [first] = readRecords(reg.configDir, FAST);
+    fx.reg.write(fx.live.pid, sessionRecord(fx.live.pid, { procStart: tokenOf(fx.live.pid, backendName), extra: { tags: ['a'] }, list: [[1], { b: 2 }] }));
+    const [first] = readRecords(fx.reg.configDir, FAST);
     const tags = (first!.raw.extra as { tags: string[] }).tags;
     expect(Object.isFrozen(first!.raw.extra)).toBe(true);
     expect(() => tags.push('changed')).toThrow(TypeError);
     expect(Object.isFrozen((first!.raw.list as unknown[])[0])).toBe(true);
-    const [second] = readRecords(reg.configDir, FAST);
+    const [second] = readRecords(fx.reg.configDir, FAST);
     expect(second!.raw.extra).toEqual({ tags: ['a'] });
   });
 
   it('a document nested 20,000 levels deep is frozen without exhausting the stack', () => {
-    const deep = `{"pid":${live.pid},"sessionId":"s","procStart":"${tokenOf(live.pid, backendName) ?? ''}","d":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
-    reg.write(live.pid, deep);
-    const [record] = readRecords(reg.configDir, FAST);
+    const deep = `{"pid":${fx.live.pid},"sessionId":"s","procStart":"${tokenOf(fx.live.pid, backendName) ?? ''}","d":${'['.repeat(20_000)}${']'.repeat(20_000)}}`;
+    fx.reg.write(fx.live.pid, deep);
+    const [record] = readRecords(fx.reg.configDir, FAST);
     let inner: unknown = record!.raw.d;
     for (let i = 0; i < 19_999; i++) inner = (inner as unknown[])[0];
     expect(Object.isFrozen(inner)).toBe(true);
@@ -110,11 +97,11 @@ describe.each(BACKENDS)('the parse memo (%s backend)', (backendName) => {
 
   it('a folder whose listing shrinks drops what it held of the names that left', () => {
     const names = Array.from({ length: 300 }, (_, i) => `${2_000_000 + i}.json`);
-    for (const [i, name] of names.entries()) writeFileSync(reg.path(name), JSON.stringify(sessionRecord(2_000_000 + i)));
-    readRecords(reg.configDir, FAST);
-    expect(memoFootprint(reg.sessions).entries).toBe(300);
-    for (const name of names.slice(10)) rmSync(reg.path(name));
-    expect(readRecords(reg.configDir, FAST)).toHaveLength(10);
-    expect(memoFootprint(reg.sessions).entries).toBe(10);
+    for (const [i, name] of names.entries()) writeFileSync(fx.reg.path(name), JSON.stringify(sessionRecord(2_000_000 + i)));
+    readRecords(fx.reg.configDir, FAST);
+    expect(memoFootprint(fx.reg.sessions).entries).toBe(300);
+    for (const name of names.slice(10)) rmSync(fx.reg.path(name));
+    expect(readRecords(fx.reg.configDir, FAST)).toHaveLength(10);
+    expect(memoFootprint(fx.reg.sessions).entries).toBe(10);
   });
 });
