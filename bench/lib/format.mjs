@@ -4,6 +4,8 @@ import { cpus, release } from 'node:os';
 
 export function fmtTime(ns) {
   if (ns === undefined || Number.isNaN(ns)) return 'n/a';
+  // A difference of medians can be below zero (a row within noise of its base).
+  if (ns < 0) return `−${fmtTime(-ns)}`;
   if (ns < 1e3) return `${ns.toFixed(0)} ns`;
   if (ns < 1e6) return `${(ns / 1e3).toFixed(ns < 1e4 ? 2 : 1)} µs`;
   if (ns < 1e9) return `${(ns / 1e6).toFixed(ns < 1e7 ? 2 : 1)} ms`;
