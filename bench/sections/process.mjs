@@ -45,14 +45,14 @@ export function processSection({ libs, fixtures, bins, quick }) {
     const { configDir } = fixtures.registries.get(n);
     // What any reader of this registry pays (bench/lib/floor-reader.cjs): the rows above it, less this, are ours.
     // It must count what claude-ps counts, or it is no floor of the same work.
-    if (process.platform === 'linux' && existsSync(cli)) {
-      const counted = (args) => spawnSync(node, args, { env, encoding: 'utf8' }).stdout.trim();
-      const floor = counted([floorReader, configDir]);
-      const ours = counted([cli, 'count', '--config-dir', configDir]);
-      if (floor === ours) rows.push({ name: 'floor: a hand-written reader with none of the rules', n, args: [floorReader, configDir], key: 'floor' });
-      else missing.push(`no floor row at ${n} records: bench/lib/floor-reader.cjs counted ${floor || 'nothing'}, claude-ps count ${ours || 'nothing'}`);
-    }
     if (existsSync(cli)) {
+      if (process.platform === 'linux') {
+        const counted = (args) => spawnSync(node, args, { env, encoding: 'utf8' }).stdout.trim();
+        const floor = counted([floorReader, configDir]);
+        const ours = counted([cli, 'count', '--config-dir', configDir]);
+        if (floor === ours) rows.push({ name: 'floor: a hand-written reader with none of the rules', n, args: [floorReader, configDir], key: 'floor' });
+        else missing.push(`no floor row at ${n} records: bench/lib/floor-reader.cjs counted ${floor || 'nothing'}, claude-ps count ${ours || 'nothing'}`);
+      }
       rows.push({ name: '`claude-ps count`', n, args: [cli, 'count', '--config-dir', configDir], key: 'count' });
       rows.push({ name: '`claude-ps summary`', n, args: [cli, 'summary', '--config-dir', configDir] });
     }
