@@ -1,12 +1,12 @@
 /**
- * The command line, read by Node's own `util.parseArgs` (long flags as `--name value` or
- * `--name=value`, short aliases such as `-h`, `--` to end flags) and checked here against the
+ * The command line, split as Node's own `util.parseArgs` splits it (tokens.ts: long flags as
+ * `--name value` or `--name=value`, short aliases such as `-h`, `--` to end flags) and checked here against the
  * commands' flag specs: repeatable list flags, non-negative integers, fixed choices, and negative
  * numbers as positionals (`probe -5`). Anything else is a UsageError, whose one-line message the CLI
  * prints before exiting 2.
  */
-import { parseArgs as tokenize } from 'node:util';
 import { closest } from './suggest.js';
+import { tokenize } from './tokens.js';
 
 export type FlagType = 'boolean' | 'string' | 'list' | 'integer';
 
@@ -91,22 +91,16 @@ function setFlag(flags: ParsedArgs['flags'], name: string, spec: FlagSpec, raw: 
 
 export function parseArgs(argv: readonly string[], specs: FlagSpecs, options: ParseOptions = {}): ParsedArgs {
   // No word that could be a flag (a statusline's `claude-ps statusline`, a poller's `count`): all
-  // positionals, as util.parseArgs would say, without loading it (~1 ms of a render's start-up).
+  // positionals, as the tokenizer would say.
   if (argv.every((word) => !word.startsWith('-'))) return { flags: {}, positionals: [...argv] };
-  // Non-strict: util.parseArgs splits the words into tokens and never throws; the checks are ours,
-  // because its strict mode would call `-5` an unknown option and take `--output --all` as a value.
-  const { tokens } = tokenize({
-    args: [...argv],
-    options: Object.fromEntries(
-      Object.entries(specs).map(([name, spec]) => [
-        name,
-        { type: spec.type === 'boolean' ? 'boolean' : 'string', ...(spec.short ? { short: spec.short } : {}) } as const,
-      ]),
+  // util.parseArgs' non-strict split (tokens.ts), which never throws; the checks are ours, because its
+  // strict mode would call `-5` an unknown option and take `--output --all` as a value.
+  const tokens = tokenize(
+    argv,
+    Object.fromEntries(
+      Object.entries(specs).map(([name, spec]) => [name, { type: spec.type === 'boolean' ? 'boolean' : 'string', ...(spec.short ? { short: spec.short } : {}) } as const]),
     ),
-    strict: false,
-    allowPositionals: true,
-    tokens: true,
-  });
+  );
   const flags: ParsedArgs['flags'] = {};
   const positionals: string[] = [];
   let lastShortGroup = -1;
