@@ -13,7 +13,7 @@ export class RegistryUnreadableError extends Error {
   readonly code: typeof REGISTRY_UNREADABLE = REGISTRY_UNREADABLE;
   /** The `sessions/` folder that could not be listed. */
   readonly path: string;
-  /** Why, as the system said it: `EACCES`, `ENOTDIR`, `ELOOP`, `EMFILE`, … */
+  /** Why, as the system said it: `EACCES`, `ENOTDIR`, `ELOOP`, `EMFILE` and the like. */
   readonly reason: string;
 
   constructor(path: string, cause: unknown, detail?: string) {
