@@ -26,13 +26,22 @@ declare const __CLAUDE_PS_VERSION__: string;
 // Stack traces in lib/*.ts lines when asked for them (the maps ship beside the bundles).
 if (process.env.CLAUDE_PS_DEBUG) process.setSourceMapsEnabled(true);
 
-const nodeModule = require('node:module') as typeof import('node:module') & { enableCompileCache?: () => unknown };
 const bundle = `${__dirname}/cli-main.cjs`;
+// Node's compile cache came in 22.1. node:module is required only there: on Node 20 a CommonJS
+// program has not loaded it, and loading it (with the ES module loader it brings) costs ~0.7 ms of
+// every render.
+const [major = 0, minor = 0] = process.versions.node.split('.').map(Number);
+const hasCompileCache = major > 22 || (major === 22 && minor >= 1);
 // A debug run loads the bundle as a module, the way Node maps its stacks (it does not for a vm.Script).
-if (nodeModule.enableCompileCache || process.env.NODE_DISABLE_COMPILE_CACHE || process.env.CLAUDE_PS_DEBUG) {
-  nodeModule.enableCompileCache?.(); // itself off under NODE_DISABLE_COMPILE_CACHE
+if (hasCompileCache || process.env.NODE_DISABLE_COMPILE_CACHE || process.env.CLAUDE_PS_DEBUG) {
+  if (hasCompileCache) (require('node:module') as { enableCompileCache?: () => unknown }).enableCompileCache?.(); // itself off under NODE_DISABLE_COMPILE_CACHE
   require('./cli-main.cjs');
 } else runWithCodeCache();
+
+/** Node's own CommonJS wrapper (Module.wrap), so the bundle runs as it would under require(). */
+function wrap(source: string): string {
+  return `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
+}
 
 /** This user's cache folder and, in it, the file for this package, Node and flags; undefined where there is no such place. */
 function cachePlace(): { base: string; file: string } | undefined {
@@ -134,7 +143,7 @@ function runWithCodeCache(): void {
     fs.closeSync(fd);
   }
   const cached = place && identity ? readCache(fs, place.file, identity) : undefined;
-  const script = new Script(nodeModule.wrap(source), { filename: bundle, cachedData: cached?.data });
+  const script = new Script(wrap(source), { filename: bundle, cachedData: cached?.data });
   const accepted = cached !== undefined && script.cachedDataRejected !== true;
   const keys = accepted ? cached.keys : [];
   if (place && identity) {
@@ -162,5 +171,7 @@ function runWithCodeCache(): void {
     dirname: string,
   ) => void;
   const cliModule = { exports: {} };
-  run(cliModule.exports, nodeModule.createRequire(bundle), cliModule, bundle, __dirname);
+  // This file's own require: the bundle sits beside it, so its relative requires (./cli-extras.cjs)
+  // and package lookups (node-gyp-build) resolve as they would from the bundle.
+  run(cliModule.exports, require, cliModule, bundle, __dirname);
 }
