@@ -1,5 +1,6 @@
 /** What every command is made of, the flags they all take, and the help text built from them. */
 import type { FlagSpecs, ParsedArgs } from './args.js';
+import { defaultConfigDir } from '../registry/config.js';
 import { COLOR_MODES, type Paint } from './output.js';
 
 export interface Context {
@@ -30,6 +31,14 @@ export interface Command {
   positionals?: { min: number; max: number; name: string };
   /** Returns the exit code. */
   run(ctx: Context): number | Promise<number>;
+}
+
+/**
+ * The config dirs a command reads: the --config-dir values, else the default one. Here, not in
+ * commands/list.ts, so that `count` (a poller's command) does not bring the table code with it.
+ */
+export function configDirList(configDirs: string[] | undefined, env: NodeJS.ProcessEnv): string[] {
+  return configDirs ?? [defaultConfigDir(env)];
 }
 
 export const COMMON_FLAGS: FlagSpecs = {

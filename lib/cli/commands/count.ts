@@ -1,9 +1,8 @@
 /** `claude-ps count`: how many sessions are live (every kind, or only the human ones). */
 import { scanLive } from '../../registry/read/scan.js';
-import type { Command } from '../command.js';
+import { configDirList, type Command } from '../command.js';
 import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { out, outJson } from '../output.js';
-import { configDirList } from './list.js';
 import { noteRegistry } from '../registry-notes.js';
 import { skipsJson } from '../skips.js';
 

@@ -13,12 +13,11 @@ import { legacyCensus, type LegacyCensus } from '../../registry/prune/legacy.js'
 import { isWsl, ourPidDomain } from '../../registry/domain.js';
 import { unlistable } from '../../registry/read/unreadable-folder.js';
 import type { Verdict } from '../../registry/types.js';
-import type { Command } from '../command.js';
+import { configDirList, type Command } from '../command.js';
 import { skipsJson } from '../skips.js';
 import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { out, outJson } from '../output.js';
 import { readVersion } from '../version.js';
-import { configDirList } from './list.js';
 import { describeWatcher, watcherStatus } from '../statusline/watcher-status.js';
 
 interface FolderReport {

@@ -1,8 +1,8 @@
 /** `claude-ps [list]`: a table of live sessions; `--all` adds the dead and foreign ones. */
 import { existsSync } from 'node:fs';
-import { defaultConfigDir, sessionsDir } from '../../registry/config.js';
+import { sessionsDir } from '../../registry/config.js';
 import { scanRegistry } from '../../registry/read/scan.js';
-import type { Command } from '../command.js';
+import { configDirList, type Command } from '../command.js';
 import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { shortenHome } from '../format.js';
 import { out, outJson, table } from '../output.js';
@@ -10,10 +10,6 @@ import { LIST_HEADER, recordJson, recordRow } from '../records.js';
 import { noteRegistry } from '../registry-notes.js';
 import { skipsJson } from '../skips.js';
 
-/** The config dirs a command reads: the --config-dir values, else the default one. */
-export function configDirList(configDirs: string[] | undefined, env: NodeJS.ProcessEnv): string[] {
-  return configDirs ?? [defaultConfigDir(env)];
-}
 
 export const list: Command = {
   name: 'list',

@@ -7,10 +7,9 @@
 import { legacyFiles, pruneLegacyWithReport, type LegacyFile } from '../../registry/prune/legacy.js';
 import { pruneWithReport, type PruneFailure, type PrunedRecord, type RecoveredCopy } from '../../registry/prune/prune.js';
 import { readRecords } from '../../registry/read/scan.js';
-import type { Command, Context } from '../command.js';
+import { configDirList, type Command, type Context } from '../command.js';
 import { printable, shortenHome } from '../format.js';
 import { out, outJson, table, type Cell } from '../output.js';
-import { configDirList } from './list.js';
 
 const SIGNALS = { SIGINT: 130, SIGTERM: 143, SIGHUP: 129 } as const;
 type Signal = keyof typeof SIGNALS;

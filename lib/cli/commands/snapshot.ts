@@ -3,10 +3,9 @@ import { scanRegistry } from '../../registry/read/scan.js';
 import { snapshotOf, writeSnapshot } from '../../registry/snapshot.js';
 import { noteRegistry } from '../registry-notes.js';
 import { skipsJson } from '../skips.js';
-import type { Command } from '../command.js';
+import { configDirList, type Command } from '../command.js';
 import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { out, outJson } from '../output.js';
-import { configDirList } from './list.js';
 
 export const snapshot: Command = {
   name: 'snapshot',

@@ -1,11 +1,10 @@
 /** `claude-ps summary`: one line for a statusline, e.g. `2 busy · 1 waiting`, or a template of yours. */
 import { scanRegistry } from '../../registry/read/scan.js';
-import type { Command } from '../command.js';
+import { configDirList, type Command } from '../command.js';
 import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 import { out, outJson } from '../output.js';
 import { countRecords } from '../counts.js';
 import { defaultSummary, parseTemplate, renderTemplate } from '../template.js';
-import { configDirList } from './list.js';
 import { noteRegistry } from '../registry-notes.js';
 import { skipsJson } from '../skips.js';
 

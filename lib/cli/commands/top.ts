@@ -1,8 +1,7 @@
 /** `claude-ps top`: a full-screen live view of the sessions, driven by `watch` (docs/top.md). */
 import { UsageError } from '../args.js';
-import type { Command } from '../command.js';
+import { configDirList, type Command } from '../command.js';
 import { intervalFlag } from '../interval.js';
-import { configDirList } from './list.js';
 import { HOST_FLAGS, wantsHosts } from '../hosts/flags.js';
 
 export const top: Command = {
