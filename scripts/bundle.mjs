@@ -136,7 +136,7 @@ const lazyLibrary = lazyBuilds({
 // compiled only when one runs: the code cache the executable keeps for the bundle (launch.ts) then
 // covers ~100 KB instead of ~240 KB.
 const lazyCli = lazyBuilds({
-  options: { ...common, entryPoints: ['lib/cli/main.ts'], minify: true },
+  options: { ...common, entryPoints: ['lib/cli/bin/all.ts'], minify: true },
   roots: CLI_ROOTS,
   checkerRoots: [...LIBRARY_ROOTS, ...CLI_ROOTS],
   extrasFile: 'cli-extras.cjs',
@@ -144,16 +144,39 @@ const lazyCli = lazyBuilds({
   advice: 'a partial install: reinstall claude-ps',
   cores: [{ format: 'cjs', outfile: 'dist/cli-main.cjs', plugins: [nodeModuleOnFirstCall] }],
 });
+// dist/cli-count.cjs: `count` alone (lib/cli/bin/count.ts), what the launcher runs for a `count` with
+// no host flag (lib/cli/launch.ts): ~45 KB to compile or to read from a code cache instead of ~100 KB,
+// on the command a poller runs over and over. The host code it is never asked for there is left out:
+// a call into it fails loudly rather than bringing ~100 KB back.
+const withoutHostCode = {
+  name: 'without-host-code',
+  setup(b) {
+    const namespace = 'without-host-code';
+    b.onResolve({ filter: /\/hosts\/commands\.js$/ }, (args) => ({ path: args.path, namespace }));
+    b.onLoad({ filter: /.*/, namespace }, () => ({
+      loader: 'js',
+      contents: "export function countOnHosts() { throw new Error('a host read runs from dist/cli-main.cjs (lib/cli/launch.ts)'); }",
+    }));
+  },
+};
+const countCli = {
+  ...common,
+  entryPoints: ['lib/cli/bin/count.ts'],
+  format: 'cjs',
+  outfile: 'dist/cli-count.cjs',
+  minify: true,
+  plugins: [nodeModuleOnFirstCall, withoutHostCode],
+};
 const launcher = {
   ...common,
   entryPoints: ['lib/cli/launch.ts'],
-  external: ['./cli-main.cjs'],
+  external: ['./cli-main.cjs', './cli-count.cjs'],
   format: 'cjs',
   outfile: 'dist/cli.cjs',
   minify: true,
   banner: { js: '#!/usr/bin/env node' },
 };
-const files = (await Promise.all([lazyLibrary, lazyCli, build(launcher).then(() => [launcher.outfile])])).flat();
+const files = (await Promise.all([lazyLibrary, lazyCli, ...[countCli, launcher].map((options) => build(options).then(() => [options.outfile]))])).flat();
 
 // Files an earlier build (or an older version of this script) left behind would be packed too.
 const written = new Set(files.flatMap((outfile) => [outfile, `${outfile}.map`].map((f) => f.slice('dist/'.length))));

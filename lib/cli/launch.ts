@@ -1,12 +1,16 @@
 /**
- * The `claude-ps` executable: runs the CLI bundle (dist/cli-main.cjs) with its compiled code reused
- * across runs, since a statusline starts this process on every render. Nothing here writes into the
- * package, which may be read-only, shared or checked for integrity (docs/architecture.md, "Start-up").
+ * The `claude-ps` executable: runs a CLI bundle with its compiled code reused across runs, since a
+ * statusline starts this process on every render. Nothing here writes into the package, which may be
+ * read-only, shared or checked for integrity (docs/architecture.md, "Start-up").
+ *
+ * Which bundle: dist/cli-count.cjs for `count` (the command pollers run over and over) when no host
+ * flag is on the command line, since it holds no host code; dist/cli-main.cjs, every command, for
+ * anything else. Both give the same answers: one dispatcher, one `count`, built from the same files.
  *
  * - Node ≥ 22.1: Node's own compile cache (module.enableCompileCache), kept where Node keeps it
  *   (NODE_COMPILE_CACHE, else the OS temp folder).
  * - Older Node (20): a V8 code cache of the bundle in a per-user cache folder
- *   (`$XDG_CACHE_HOME/claude-ps/`, else `~/.cache/claude-ps/`), one file per package version,
+ *   (`$XDG_CACHE_HOME/claude-ps/`, else `~/.cache/claude-ps/`), one file per bundle, package version,
  *   Node version, architecture and V8 flags, tagged with the bundle's size, mtime, ctime and inode. A missing,
  *   foreign, stale, corrupt or rejected file is ignored (the bundle is compiled as usual) and, once, a
  *   fresh one is written at exit: to a temporary file, then renamed, so a reader sees a whole file or
@@ -17,6 +21,7 @@
  * NODE_DISABLE_COMPILE_CACHE=1 turns both off; so does CLAUDE_PS_DEBUG (stacks through the source maps).
  */
 import type * as Fs from 'node:fs';
+import { mayAskForHosts } from './hosts/flags.js';
 
 // Bundled as CommonJS (dist/cli.cjs), beside the bundle it runs.
 declare const require: NodeJS.Require;
@@ -26,7 +31,9 @@ declare const __CLAUDE_PS_VERSION__: string;
 // Stack traces in lib/*.ts lines when asked for them (the maps ship beside the bundles).
 if (process.env.CLAUDE_PS_DEBUG) process.setSourceMapsEnabled(true);
 
-const bundle = `${__dirname}/cli-main.cjs`;
+const [, , first, ...rest] = process.argv;
+const bundleName = first === 'count' && !mayAskForHosts(rest) ? 'cli-count' : 'cli-main';
+const bundle = `${__dirname}/${bundleName}.cjs`;
 // Node's compile cache came in 22.1. node:module is required only there: on Node 20 a CommonJS
 // program has not loaded it, and loading it (with the ES module loader it brings) costs ~0.7 ms of
 // every render.
@@ -35,7 +42,7 @@ const hasCompileCache = major > 22 || (major === 22 && minor >= 1);
 // A debug run loads the bundle as a module, the way Node maps its stacks (it does not for a vm.Script).
 if (hasCompileCache || process.env.NODE_DISABLE_COMPILE_CACHE || process.env.CLAUDE_PS_DEBUG) {
   if (hasCompileCache) (require('node:module') as { enableCompileCache?: () => unknown }).enableCompileCache?.(); // itself off under NODE_DISABLE_COMPILE_CACHE
-  require('./cli-main.cjs');
+  require(bundle);
 } else runWithCodeCache();
 
 /** Node's own CommonJS wrapper (Module.wrap), so the bundle runs as it would under require(). */
@@ -52,7 +59,7 @@ function cachePlace(): { base: string; file: string } | undefined {
   const flags = `${process.execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`;
   let h = 0x811c9dc5;
   for (let i = 0; i < flags.length; i++) h = Math.imul(h ^ flags.charCodeAt(i), 0x01000193);
-  return { base, file: `${base}/claude-ps/cli-${__CLAUDE_PS_VERSION__}-node${process.versions.node}-${process.arch}-${(h >>> 0).toString(16)}.v8cache` };
+  return { base, file: `${base}/claude-ps/${bundleName}-${__CLAUDE_PS_VERSION__}-node${process.versions.node}-${process.arch}-${(h >>> 0).toString(16)}.v8cache` };
 }
 
 /**

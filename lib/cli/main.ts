@@ -1,19 +1,27 @@
 /**
  * `claude-ps`: which Claude Code sessions on this machine are really running.
- * Parses the command line, dispatches to one command, and turns a UsageError into exit 2 with one line
- * on stderr. Nothing heavy happens at load: a statusline starts this process on every render.
+ * Parses the command line, dispatches to one command of a command set, and turns a UsageError into
+ * exit 2 with one line on stderr. Nothing happens at load: each bundle's entry (lib/cli/bin/) calls
+ * runCli with the commands it holds, and a statusline starts one of them on every render.
  */
 import { parseArgs, UsageError } from './args.js';
 import { checkBackendRequest } from './backend-request.js';
 import { commandHelp, commonFlagsFor, environmentHelp, type Command } from './command.js';
-import { COMMAND_NAMES, isCommandName, loadAllCommands, loadCommand } from './commands/index.js';
 import { printable } from './format.js';
 import { errorSentence } from '../registry/system-error.js';
 import { colourChoice, err, makePaint, out, stdoutIsTTY, type ColorMode } from './output.js';
 import { closest } from './suggest.js';
 import { readVersion } from './version.js';
 
-async function generalHelp(): Promise<string> {
+/** The commands a bundle holds (commands/index.ts: all of them), each loaded when it is called. */
+export interface CommandSet {
+  readonly COMMAND_NAMES: readonly string[];
+  isCommandName(name: string): boolean;
+  loadCommand(name: string): Promise<Command>;
+  loadAllCommands(): Promise<Command[]>;
+}
+
+async function generalHelp({ loadAllCommands }: CommandSet): Promise<string> {
   const COMMANDS = await loadAllCommands();
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;
   const noRegistry = COMMANDS.filter((c) => !commonFlagsFor(c).flags['config-dir']).map((c) => c.name);
@@ -37,13 +45,14 @@ async function generalHelp(): Promise<string> {
   ].join('\n') + '\n';
 }
 
-function unknownCommand(name: string): UsageError {
+function unknownCommand(name: string, { COMMAND_NAMES }: CommandSet): UsageError {
   const guess = closest(name, COMMAND_NAMES);
   const shown = JSON.stringify(name.length > 40 ? name.slice(0, 39) + '…' : name);
   return new UsageError(`unknown command ${shown}${guess ? ` (did you mean ${guess}?)` : ''}; see claude-ps --help`);
 }
 
-async function main(argv: string[]): Promise<number> {
+async function main(argv: string[], commands: CommandSet): Promise<number> {
+  const { isCommandName, loadCommand } = commands;
   const first = argv[0];
   // Answered before any command loads: nothing else is needed.
   if (first === '--version' || first === '-V') {
@@ -52,14 +61,14 @@ async function main(argv: string[]): Promise<number> {
   }
   if (first === 'help') {
     const name = argv[1];
-    if (name !== undefined && !isCommandName(name)) throw unknownCommand(name);
-    out(name ? commandHelp(await loadCommand(name)) : await generalHelp());
+    if (name !== undefined && !isCommandName(name)) throw unknownCommand(name, commands);
+    out(name ? commandHelp(await loadCommand(name)) : await generalHelp(commands));
     return 0;
   }
   let cmd: Command | undefined;
   let rest = argv;
   if (first !== undefined && !first.startsWith('-')) {
-    if (!isCommandName(first)) throw unknownCommand(first);
+    if (!isCommandName(first)) throw unknownCommand(first, commands);
     cmd = await loadCommand(first);
     rest = argv.slice(1);
   }
@@ -71,7 +80,7 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (flags.help) {
-    out(cmd ? commandHelp(cmd) : await generalHelp());
+    out(cmd ? commandHelp(cmd) : await generalHelp(commands));
     return 0;
   }
   const allowed = command.positionals ?? { min: 0, max: 0, name: '' };
@@ -100,24 +109,27 @@ async function main(argv: string[]): Promise<number> {
   });
 }
 
-main(process.argv.slice(2)).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    // One line, whatever the message holds (a path or an argument with a newline or a bidi override).
-    // A system error as a sentence about the user's path (errorSentence), never a bare `EEXIST: …`.
-    const message = printable(errorSentence(error));
-    err(`claude-ps: ${message}\n`);
-    if (error instanceof UsageError) {
-      process.exitCode = 2;
-      return;
-    }
-    if (process.env.CLAUDE_PS_DEBUG && error instanceof Error && error.stack) err(error.stack + '\n');
-    process.exitCode = 1;
-  },
-).finally(() => {
-  // A statusline exits 0 even on a usage error (docs/statusline.md): its one stderr line is enough.
-  // (--install and --uninstall are not renders: they say when they refuse.)
-  if (process.argv[2] === 'statusline' && !process.argv.some((a) => a === '--install' || a === '--uninstall')) process.exitCode = 0;
-});
+/** Runs the command line of this process; its exit code is set when the command is done. */
+export function runCli(commands: CommandSet): void {
+  main(process.argv.slice(2), commands).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      // One line, whatever the message holds (a path or an argument with a newline or a bidi override).
+      // A system error as a sentence about the user's path (errorSentence), never a bare `EEXIST: …`.
+      const message = printable(errorSentence(error));
+      err(`claude-ps: ${message}\n`);
+      if (error instanceof UsageError) {
+        process.exitCode = 2;
+        return;
+      }
+      if (process.env.CLAUDE_PS_DEBUG && error instanceof Error && error.stack) err(error.stack + '\n');
+      process.exitCode = 1;
+    },
+  ).finally(() => {
+    // A statusline exits 0 even on a usage error (docs/statusline.md): its one stderr line is enough.
+    // (--install and --uninstall are not renders: they say when they refuse.)
+    if (process.argv[2] === 'statusline' && !process.argv.some((a) => a === '--install' || a === '--uninstall')) process.exitCode = 0;
+  });
+}

@@ -71,7 +71,8 @@ describe.skipIf(hasCompileCache)('the CLI code cache (Node without module.enable
     const pkg = fileTree(join(cli, '..'));
     count();
     const file = theFile();
-    expect(file).toMatch(new RegExp(`/cli-${version.replaceAll('.', '\\.')}-node${process.versions.node}-${process.arch}-[0-9a-f]+\\.v8cache$`));
+    // count runs from its own bundle (dist/cli-count.cjs), so its file is that bundle's.
+    expect(file).toMatch(new RegExp(`/cli-count-${version.replaceAll('.', '\\.')}-node${process.versions.node}-${process.arch}-[0-9a-f]+\\.v8cache$`));
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(statSync(cacheDir()).mode & 0o777).toBe(0o700);
     const first = identity(file);
@@ -85,27 +86,35 @@ describe.skipIf(hasCompileCache)('the CLI code cache (Node without module.enable
       const text = readFileSync(file);
       return (text.subarray(0, text.indexOf(10)).toString('latin1').split('\t')[1] ?? '').split(' ').filter(Boolean);
     };
-    // Data made by `--version` holds none of count's code: a statusline's every render would compile it.
+    // Data made by `--version` holds none of summary's code: a statusline's every render would compile it.
+    const summary = () => expect(runCli(cli, ['summary', '--config-dir', join(work, 'no-config')], { env: env() })).toMatchObject({ status: 0, stdout: 'no sessions\n' });
     expect(runCli(cli, ['--version'], { env: env() }).stdout).toBe(`${version}\n`);
     const file = theFile();
+    expect(file).toMatch(/\/cli-main-[^/]*\.v8cache$/);
     expect(keysOf(file)).toEqual([]);
     const versionOnly = statSync(file).size;
-    count();
-    expect(keysOf(file)).toEqual(['count']);
-    expect(statSync(file).size).toBeGreaterThan(versionOnly); // count's compiled functions joined the data
-    const withCount = identity(file);
-    count();
+    summary();
+    expect(keysOf(file)).toEqual(['summary']);
+    expect(statSync(file).size).toBeGreaterThan(versionOnly); // summary's compiled functions joined the data
+    const withSummary = identity(file);
+    summary();
     expect(runCli(cli, ['--version'], { env: env() }).stdout).toBe(`${version}\n`);
-    expect(identity(file)).toBe(withCount); // held: used, never made again
+    expect(identity(file)).toBe(withSummary); // held: used, never made again
+    // count has a bundle, and so a file, of its own: the whole CLI's is left as it was.
+    count();
+    expect(cacheFiles()).toHaveLength(2);
+    const countFile = join(cacheDir(), cacheFiles().find((f) => f.startsWith('cli-count-'))!);
+    expect(keysOf(countFile)).toEqual(['count']);
+    expect(identity(file)).toBe(withSummary);
     // Help, a usage error or a mistyped command runs no command: nothing is marked held.
     expect(runCli(cli, ['summary', '--help'], { env: env() }).status).toBe(0);
     expect(runCli(cli, ['summary', '--no-such-flag'], { env: env() }).status).toBe(2);
     expect(runCli(cli, ['nosuchcommand'], { env: env() }).status).toBe(2);
-    expect(identity(file)).toBe(withCount);
+    expect(identity(file)).toBe(withSummary);
     // A statusline install is not a render: its own key, so the renders get theirs too.
     const setup = runCli(cli, ['statusline', '--uninstall', '--config-dir', join(work, 'no-config')], { env: env() });
     expect(setup.status === 0 || setup.status === 1).toBe(true);
-    expect(keysOf(file)).toEqual(['count', 'statusline:setup']);
+    expect(keysOf(file)).toEqual(['summary', 'statusline:setup']);
     // A long run (a watcher) may have let V8 drop bytecode it had not run lately: it never rewrites.
     const held = identity(file);
     const config = mkdtempSync(join(work, 'watched-'));
@@ -115,7 +124,7 @@ describe.skipIf(hasCompileCache)('the CLI code cache (Node without module.enable
     watcher.kill('SIGINT'); // our own child, by its handle
     await new Promise((r) => watcher.once('exit', r));
     expect(identity(file)).toBe(held);
-    expect(keysOf(file)).toEqual(['count', 'statusline:setup']);
+    expect(keysOf(file)).toEqual(['summary', 'statusline:setup']);
   }, 90_000);
 
   it('is replaced when corrupt, truncated, of another bundle or foreign to V8, and the answer stays right', () => {
@@ -144,7 +153,7 @@ describe.skipIf(hasCompileCache)('the CLI code cache (Node without module.enable
   it('is rewritten for a rebuilt bundle (another size or mtime)', () => {
     count();
     const before = identity(theFile());
-    const bundle = join(cli, '..', 'cli-main.cjs');
+    const bundle = join(cli, '..', 'cli-count.cjs');
     const later = new Date(Date.now() + 5_000);
     utimesSync(bundle, later, later);
     count();

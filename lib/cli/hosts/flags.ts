@@ -18,3 +18,14 @@ export const HOST_FLAGS: FlagSpecs = {
 export function wantsHosts(flags: Readonly<Record<string, unknown>>): boolean {
   return flags.host !== undefined || flags['all-hosts'] === true;
 }
+
+/**
+ * True when a command line may ask for other hosts: a word that is one of HOST_FLAGS, alone or with
+ * `=VALUE` (they have no short forms). Wider than wantsHosts (a folder named `--host` counts too): the
+ * launcher runs `count` from the bundle that holds no host code (lib/cli/bin/count.ts) only when this
+ * is false.
+ */
+export function mayAskForHosts(argv: readonly string[]): boolean {
+  const names = Object.keys(HOST_FLAGS).map((name) => `--${name}`);
+  return argv.some((word) => names.some((flag) => word === flag || word.startsWith(`${flag}=`)));
+}

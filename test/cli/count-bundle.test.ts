@@ -1,0 +1,139 @@
+/**
+ * `count` has a bundle of its own (dist/cli-count.cjs, lib/cli/bin/count.ts), which the launcher runs
+ * for a `count` with no host flag: the same command line answered by it and by the whole CLI
+ * (dist/cli-main.cjs) gives the same exit code, stdout and stderr, whatever the flags, mistakes and
+ * registry; the launcher picks it exactly when no word asks for another host, and the host code that
+ * bundle leaves out is never reached from it.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, symlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOST_FLAGS, mayAskForHosts } from '../../lib/cli/hosts/flags.js';
+import { endAll, reapedPid, spawnSleep } from '../helpers/processes.js';
+import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
+import { tokenOf } from '../helpers/tokens.js';
+import { builtCli, cliEnv, removeCopy } from './run-cli.js';
+
+let cli = '';
+let reg: RegistryFixture;
+
+beforeAll(async () => {
+  cli = await builtCli();
+  reg = makeRegistry('cps-count-bundle-');
+  const live = spawnSleep();
+  const background = spawnSleep();
+  reg.write(live.pid, sessionRecord(live.pid, { procStart: tokenOf(live.pid) }));
+  reg.write(background.pid, sessionRecord(background.pid, { procStart: tokenOf(background.pid), kind: 'bg' }));
+  const dead = reapedPid();
+  reg.write(dead, sessionRecord(dead));
+  reg.write(4_000_001, '{"pid": 4000001, "sessionId": "\u202e\u0007 torn');
+  reg.write(4_000_002, 'x', 'notes.txt');
+  symlinkSync('/etc/passwd', reg.path('4000003.json'));
+  spawnSync('mkfifo', [reg.path('4000004.json')]);
+  mkdirSync(reg.path('4000005.json'));
+});
+
+afterAll(async () => {
+  await endAll();
+  reg.remove();
+  removeCopy(cli);
+});
+
+/** One command line through one bundle, run as the main module (no launcher, no code cache). */
+function through(bundle: 'cli-count.cjs' | 'cli-main.cjs', args: string[], extra: NodeJS.ProcessEnv = {}) {
+  const ran = spawnSync(process.execPath, [join(cli, '..', bundle), ...args], {
+    encoding: 'utf8',
+    env: cliEnv({ CLAUDE_CONFIG_DIR: reg.configDir, ...extra }),
+    timeout: 20_000,
+  });
+  return { status: ran.status, stdout: ran.stdout, stderr: ran.stderr };
+}
+
+describe('the count bundle', () => {
+  const lines: string[][] = [
+    ['count'],
+    ['count', '--json'],
+    ['count', '-i'],
+    ['count', '--interactive', '--json'],
+    ['count', '--config-dir', '/nonexistent/claude'],
+    ['count', '--config-dir=/nonexistent/claude', '--config-dir', '.'],
+    ['count', '--config-dir'],
+    ['count', '--config-dir='],
+    ['count', '--color', 'never'],
+    ['count', '--color', 'sometimes'],
+    ['count', '--bogus'],
+    ['count', '--interactiv'],
+    ['count', '-x'],
+    ['count', '-ij'],
+    ['count', '--interactive=yes'],
+    ['count', 'extra'],
+    ['count', '--', '--json'],
+    ['count', '-h'],
+    ['count', '--help'],
+    ['count', '-V'],
+    ['count', '--version', '--json'],
+    ['count', '\u202e\u0007'],
+  ];
+
+  it.each(lines.map((line) => [line]))('answers as the whole CLI does: %j', (args) => {
+    const ours = through('cli-count.cjs', args);
+    expect(ours).toEqual(through('cli-main.cjs', args));
+    expect(ours.status === 0 || ours.stderr.length > 0).toBe(true);
+  });
+
+  it('answers as the whole CLI does under a backend request it cannot meet, and on the JS backend', () => {
+    for (const env of [{ CLAUDE_PS_BACKEND: 'nonsense' }, { CLAUDE_PS_BACKEND: 'js' }]) {
+      expect(through('cli-count.cjs', ['count', '--json'], env)).toEqual(through('cli-main.cjs', ['count', '--json'], env));
+    }
+  });
+
+  it('counts what the registry holds, and skips its junk (the tests above compare real answers)', () => {
+    expect(through('cli-count.cjs', ['count'])).toMatchObject({ status: 0, stdout: '2\n' });
+    expect(through('cli-count.cjs', ['count', '-i'])).toMatchObject({ status: 0, stdout: '1\n' });
+    expect(JSON.parse(through('cli-count.cjs', ['count', '--json']).stdout).skipped.length).toBeGreaterThan(0);
+  });
+
+  it('fails loudly, never with a number, if a host read ever reaches it', () => {
+    const ran = through('cli-count.cjs', ['count', '--host', 'local']);
+    expect(ran.status).toBe(1);
+    expect(ran.stdout).toBe('');
+    expect(ran.stderr).toContain('dist/cli-main.cjs');
+  });
+});
+
+describe('which bundle the launcher runs', () => {
+  // NODE_DEBUG=module names every file the CommonJS loader loads (no code cache: a plain require).
+  const bundleOf = (args: string[]) => {
+    const ran = spawnSync(process.execPath, [cli, ...args], {
+      encoding: 'utf8',
+      env: cliEnv({ CLAUDE_CONFIG_DIR: reg.configDir, NODE_DEBUG: 'module', NODE_DISABLE_COMPILE_CACHE: '1', XDG_CONFIG_HOME: '/nonexistent' }),
+      timeout: 20_000,
+    });
+    const loaded = [...ran.stderr.matchAll(/load "[^"]*\/(cli-(?:main|count)\.cjs)"/g)].map((m) => m[1]);
+    return loaded;
+  };
+
+  it.each([[['count']], [['count', '--json', '-i']], [['count', '--config-dir', '/nonexistent/claude']], [['count', '--bogus']]])(
+    'the count bundle for %j',
+    (args) => {
+      expect(bundleOf(args)).toEqual(['cli-count.cjs']);
+    },
+  );
+
+  it.each([[['count', '--host', 'local']], [['count', '--host=local']], [['count', '--all-hosts']], [['count', '--host-timeout', '3']], [['list']], [['summary']], [[]], [['--version']], [['counts']]])(
+    'the whole CLI for %j',
+    (args) => {
+      expect(bundleOf(args)).toEqual(['cli-main.cjs']);
+    },
+  );
+
+  it('asks about every host flag there is, alone or with a value, and about nothing else', () => {
+    for (const [name, spec] of Object.entries(HOST_FLAGS)) {
+      expect(spec.short, `--${name} has a short form the launcher does not look for`).toBeUndefined();
+      expect(mayAskForHosts([`--${name}`])).toBe(true);
+      expect(mayAskForHosts(['-i', `--${name}=x`])).toBe(true);
+    }
+    expect(mayAskForHosts(['--json', '-i', '--config-dir', '/x', '--config-dir=--hosted', 'host'])).toBe(false);
+  });
+});
