@@ -23,8 +23,8 @@ beforeAll(async () => {
   reg = makeRegistry('cps-count-bundle-');
   const live = spawnSleep();
   const background = spawnSleep();
-  reg.write(live.pid, sessionRecord(live.pid, { procStart: tokenOf(live.pid) }));
-  reg.write(background.pid, sessionRecord(background.pid, { procStart: tokenOf(background.pid), kind: 'bg' }));
+  reg.write(live.pid, sessionRecord(live.pid, { procStart: tokenOf(live.pid, 'native') }));
+  reg.write(background.pid, sessionRecord(background.pid, { procStart: tokenOf(background.pid, 'native'), kind: 'bg' }));
   const dead = reapedPid();
   reg.write(dead, sessionRecord(dead));
   reg.write(4_000_001, '{"pid": 4000001, "sessionId": "\u202e\u0007 torn');
