@@ -133,7 +133,9 @@ describe('the watcher starts itself from a render', () => {
     render(env);
     await until(() => watchersOf(lines).length === 1 && textOf(join(lines, '.watcher')).includes(`"pid":${watchersOf(lines)[0]}`), 'the watcher to take the folder');
     const [watcher] = watchersOf(lines);
-    rmSync(runtime, { recursive: true, force: true });
+    // The watcher may write a line file while the folder is removed (ENOTEMPTY): retried, as a
+    // logout's cleanup would be.
+    rmSync(runtime, { recursive: true, force: true, maxRetries: 20, retryDelay: 25 });
     await until(() => !running(watcher!), 'the watcher to end', 10_000);
   });
 
