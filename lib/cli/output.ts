@@ -124,7 +124,7 @@ function writeAll(fd: number, text: string): void {
         continue;
       }
       // The reader went away (`claude-ps list | head -1`): end quietly, as `cat` would.
-      if (code === 'EPIPE') {
+      if (code === 'EPIPE' && fd === 1) {
         exiting = true;
         process.exit(process.exitCode ?? 0);
       }
@@ -137,8 +137,17 @@ export function out(text: string): void {
   writeAll(1, text);
 }
 
+/**
+ * An aside or an error line on stderr. One that cannot be written (stderr closed, on a full disk, its
+ * reader gone) is dropped: it must cost neither the answer on stdout nor the exit code, and there is
+ * nowhere else to say it.
+ */
 export function err(text: string): void {
-  writeAll(2, text);
+  try {
+    writeAll(2, text);
+  } catch {
+    // nowhere to say it
+  }
 }
 
 /** One JSON document (or NDJSON line) on stdout, under the package's one escaping rule. */

@@ -3,7 +3,7 @@
  * no crash when its reader goes away (EPIPE), and `watch` as a stream of NDJSON events.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync, rmSync, unlinkSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeRegistry, sessionRecord, type RegistryFixture } from '../helpers/registry-fixture.js';
 import { endAll, procStartTicks, spawnSleep, type Spawned } from '../helpers/processes.js';
@@ -77,6 +77,38 @@ describe.skipIf(!hasBash)('a reader that goes away (EPIPE)', () => {
     const status = await new Promise((r) => child.once('exit', (c) => r(c)));
     expect(stderr).toBe('');
     expect(status).toBe(0);
+  });
+});
+
+describe('a stderr that cannot be written', () => {
+  // A candidate whose PID exists but that cannot be read (a FIFO) makes count and list note it on stderr.
+  let noted: RegistryFixture;
+  beforeAll(() => {
+    noted = makeRegistry('cps-cli-noted-');
+    noted.write(live.pid, sessionRecord(live.pid, { procStart: procStartTicks(live.pid) }));
+    expect(spawnSync('mkfifo', [noted.path(`${process.pid}.json`)]).status).toBe(0);
+  });
+  afterAll(() => noted?.remove());
+
+  it.each([
+    ['count', '--json'],
+    ['count', '-i'],
+    ['list', '--json'],
+  ])('costs neither the answer nor the exit code: %s %s', (...args) => {
+    const run = (stderr: 'pipe' | number) =>
+      spawnSync(process.execPath, [cli, ...args, '--config-dir', noted.configDir], { encoding: 'utf8', env: cliEnv(), stdio: ['ignore', 'pipe', stderr], timeout: 20_000 });
+    const seen = run('pipe');
+    expect(seen.status).toBe(0);
+    expect(seen.stderr).toMatch(/could not be read/);
+    for (const target of ['/dev/full', 'closed'] as const) {
+      const fd = target === 'closed' ? 'ignore' : openSync(target, 'w');
+      try {
+        const blind = target === 'closed' ? spawnSync('bash', ['-c', `exec 2>&-; exec ${quote(process.execPath)} ${[cli, ...args, '--config-dir', noted.configDir].map(quote).join(' ')}`], { encoding: 'utf8', env: cliEnv(), timeout: 20_000 }) : run(fd as number);
+        expect({ target, status: blind.status, stdout: blind.stdout }).toEqual({ target, status: 0, stdout: seen.stdout });
+      } finally {
+        if (typeof fd === 'number') closeSync(fd);
+      }
+    }
   });
 });
 
