@@ -144,39 +144,41 @@ const lazyCli = lazyBuilds({
   advice: 'a partial install: reinstall claude-ps',
   cores: [{ format: 'cjs', outfile: 'dist/cli-main.cjs', plugins: [nodeModuleOnFirstCall] }],
 });
-// dist/cli-count.cjs: `count` alone (lib/cli/bin/count.ts), what the launcher runs for a `count` with
-// no host flag (lib/cli/launch.ts): ~45 KB to compile or to read from a code cache instead of ~100 KB,
-// on the command a poller runs over and over. The host code it is never asked for there is left out:
-// a call into it fails loudly rather than bringing ~100 KB back.
+// dist/cli-count.cjs and dist/cli-statusline.cjs: one command each (lib/cli/bin/), what the launcher
+// runs for that command with no host flag (lib/cli/launch.ts): ~45 and ~70 KB to compile or to read
+// from a code cache instead of ~100 KB, on the commands a poller and a statusline run over and over.
+// The host code they are never asked for there (every import() of lib/hosts/ or lib/cli/hosts/: the
+// sources reach it only that way) is left out: a module that throws when it loads, so a call into it
+// fails loudly rather than bringing ~100 KB back.
 const withoutHostCode = {
   name: 'without-host-code',
   setup(b) {
     const namespace = 'without-host-code';
-    b.onResolve({ filter: /\/hosts\/commands\.js$/ }, (args) => ({ path: args.path, namespace }));
+    b.onResolve({ filter: /\/hosts\// }, (args) => (args.kind === 'dynamic-import' ? { path: args.path, namespace } : undefined));
     b.onLoad({ filter: /.*/, namespace }, () => ({
       loader: 'js',
-      contents: "export function countOnHosts() { throw new Error('a host read runs from dist/cli-main.cjs (lib/cli/launch.ts)'); }",
+      contents: "throw new Error('a host read runs from dist/cli-main.cjs (lib/cli/launch.ts)');",
     }));
   },
 };
-const countCli = {
+const commandAlone = (name) => ({
   ...common,
-  entryPoints: ['lib/cli/bin/count.ts'],
+  entryPoints: [`lib/cli/bin/${name}.ts`],
   format: 'cjs',
-  outfile: 'dist/cli-count.cjs',
+  outfile: `dist/cli-${name}.cjs`,
   minify: true,
   plugins: [nodeModuleOnFirstCall, withoutHostCode],
-};
+});
 const launcher = {
   ...common,
   entryPoints: ['lib/cli/launch.ts'],
-  external: ['./cli-main.cjs', './cli-count.cjs'],
+  external: ['./cli-main.cjs', './cli-count.cjs', './cli-statusline.cjs'],
   format: 'cjs',
   outfile: 'dist/cli.cjs',
   minify: true,
   banner: { js: '#!/usr/bin/env node' },
 };
-const files = (await Promise.all([lazyLibrary, lazyCli, ...[countCli, launcher].map((options) => build(options).then(() => [options.outfile]))])).flat();
+const files = (await Promise.all([lazyLibrary, lazyCli, ...[commandAlone('count'), commandAlone('statusline'), launcher].map((options) => build(options).then(() => [options.outfile]))])).flat();
 
 // Files an earlier build (or an older version of this script) left behind would be packed too.
 const written = new Set(files.flatMap((outfile) => [outfile, `${outfile}.map`].map((f) => f.slice('dist/'.length))));

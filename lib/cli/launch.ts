@@ -3,9 +3,10 @@
  * statusline starts this process on every render. Nothing here writes into the package, which may be
  * read-only, shared or checked for integrity (docs/architecture.md, "Start-up").
  *
- * Which bundle: dist/cli-count.cjs for `count` (the command pollers run over and over) when no host
- * flag is on the command line, since it holds no host code; dist/cli-main.cjs, every command, for
- * anything else. Both give the same answers: one dispatcher, one `count`, built from the same files.
+ * Which bundle: dist/cli-count.cjs for `count` (the command pollers run over and over) and
+ * dist/cli-statusline.cjs for `statusline` (every render without a line-file watcher) when no host
+ * flag is on the command line, since they hold no host code; dist/cli-main.cjs, every command, for
+ * anything else. They give the same answers: one dispatcher, one command, built from the same files.
  *
  * - Node ≥ 22.1: Node's own compile cache (module.enableCompileCache), kept where Node keeps it
  *   (NODE_COMPILE_CACHE, else the OS temp folder).
@@ -31,8 +32,10 @@ declare const __CLAUDE_PS_VERSION__: string;
 // Stack traces in lib/*.ts lines when asked for them (the maps ship beside the bundles).
 if (process.env.CLAUDE_PS_DEBUG) process.setSourceMapsEnabled(true);
 
-const [, , first, ...rest] = process.argv;
-const bundleName = first === 'count' && !mayAskForHosts(rest) ? 'cli-count' : 'cli-main';
+// The commands with a bundle of their own (lib/cli/bin/), which holds no host code.
+const ALONE: Readonly<Record<string, string>> = { count: 'cli-count', statusline: 'cli-statusline' };
+const [, , first = '', ...rest] = process.argv;
+const bundleName = Object.hasOwn(ALONE, first) && !mayAskForHosts(rest) ? ALONE[first]! : 'cli-main';
 const bundle = `${__dirname}/${bundleName}.cjs`;
 // Node's compile cache came in 22.1. node:module is required only there: on Node 20 a CommonJS
 // program has not loaded it, and loading it (with the ES module loader it brings) costs ~0.7 ms of

@@ -21,6 +21,20 @@ export interface CommandSet {
   loadAllCommands(): Promise<Command[]>;
 }
 
+/**
+ * The set of one command: the entry of a bundle that holds it alone (lib/cli/bin/count.ts,
+ * statusline.ts), which the launcher runs only for a command line naming it.
+ */
+export function commandSetOf(command: Command): CommandSet {
+  const { name } = command;
+  return {
+    COMMAND_NAMES: [name],
+    isCommandName: (given) => given === name,
+    loadCommand: (given) => (given === name ? Promise.resolve(command) : Promise.reject(new Error(`${given}: not in the bundle of ${name}`))),
+    loadAllCommands: () => Promise.resolve([command]),
+  };
+}
+
 async function generalHelp({ loadAllCommands }: CommandSet): Promise<string> {
   const COMMANDS = await loadAllCommands();
   const width = Math.max(...COMMANDS.map((c) => c.name.length)) + 2;

@@ -111,10 +111,18 @@ describe.skipIf(hasCompileCache)('the CLI code cache (Node without module.enable
     expect(runCli(cli, ['summary', '--no-such-flag'], { env: env() }).status).toBe(2);
     expect(runCli(cli, ['nosuchcommand'], { env: env() }).status).toBe(2);
     expect(identity(file)).toBe(withSummary);
-    // A statusline install is not a render: its own key, so the renders get theirs too.
+    // A statusline install is not a render: its own key, so the renders get theirs too. statusline
+    // has a bundle and a file of its own too.
     const setup = runCli(cli, ['statusline', '--uninstall', '--config-dir', join(work, 'no-config')], { env: env() });
     expect(setup.status === 0 || setup.status === 1).toBe(true);
-    expect(keysOf(file)).toEqual(['summary', 'statusline:setup']);
+    const statuslineFile = join(cacheDir(), cacheFiles().find((f) => f.startsWith('cli-statusline-'))!);
+    expect(keysOf(statuslineFile)).toEqual(['statusline:setup']);
+    expect(runCli(cli, ['statusline', '--config-dir', join(work, 'no-config')], { env: env(), input: '{}' }).status).toBe(0);
+    expect(keysOf(statuslineFile)).toEqual(['statusline:setup', 'statusline']);
+    expect(identity(file)).toBe(withSummary);
+    // The whole CLI's file learns a command it runs: \`list\`.
+    expect(runCli(cli, ['list', '--config-dir', join(work, 'no-config')], { env: env() }).status).toBe(0);
+    expect(keysOf(file)).toEqual(['summary', 'list']);
     // A long run (a watcher) may have let V8 drop bytecode it had not run lately: it never rewrites.
     const held = identity(file);
     const config = mkdtempSync(join(work, 'watched-'));
@@ -124,7 +132,7 @@ describe.skipIf(hasCompileCache)('the CLI code cache (Node without module.enable
     watcher.kill('SIGINT'); // our own child, by its handle
     await new Promise((r) => watcher.once('exit', r));
     expect(identity(file)).toBe(held);
-    expect(keysOf(file)).toEqual(['summary', 'statusline:setup']);
+    expect(keysOf(file)).toEqual(['summary', 'list']);
   }, 90_000);
 
   it('is replaced when corrupt, truncated, of another bundle or foreign to V8, and the answer stays right', () => {

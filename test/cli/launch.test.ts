@@ -67,7 +67,7 @@ describe('the claude-ps executable', () => {
 
   it('maps stack traces to the sources when CLAUDE_PS_DEBUG is set (the maps ship beside the bundles)', () => {
     const root = join(import.meta.dirname, '../..');
-    for (const bundle of ['index.js', 'index.cjs', 'extras.cjs', 'cli-main.cjs', 'cli-count.cjs', 'cli-extras.cjs']) {
+    for (const bundle of ['index.js', 'index.cjs', 'extras.cjs', 'cli-main.cjs', 'cli-count.cjs', 'cli-statusline.cjs', 'cli-extras.cjs']) {
       const map = JSON.parse(readFileSync(join(root, 'dist', `${bundle}.map`), 'utf8')) as { sources: string[]; sourcesContent: string[] };
       expect(readFileSync(join(root, 'dist', bundle), 'utf8')).toContain(`//# sourceMappingURL=${bundle}.map`);
       const held = bundle.endsWith('extras.cjs') ? 'lib/registry/prune/prune.ts' : 'lib/registry/verdict.ts';

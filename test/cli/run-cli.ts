@@ -11,7 +11,7 @@ import { afterAll } from 'vitest';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 const BUILT = join(ROOT, 'dist', 'cli.cjs');
-export const SHIPPED = ['cli.cjs', 'cli-main.cjs', 'cli-count.cjs', 'cli-extras.cjs', 'cli.cjs.map', 'cli-main.cjs.map', 'cli-count.cjs.map', 'cli-extras.cjs.map'] as const;
+export const SHIPPED = ['cli.cjs', 'cli-main.cjs', 'cli-count.cjs', 'cli-statusline.cjs', 'cli-extras.cjs', 'cli.cjs.map', 'cli-main.cjs.map', 'cli-count.cjs.map', 'cli-statusline.cjs.map', 'cli-extras.cjs.map'] as const;
 // Private copies live under node_modules/.cache (git-ignored, never packed, three levels below the
 // package root, where the addon loader and --version still find binding.gyp and package.json).
 const CACHE = join(ROOT, 'node_modules', '.cache');

@@ -91,7 +91,7 @@ describe('the packed package', () => {
       /^package\/(package\.json|README\.md|LICENSE|binding\.gyp|scripts\/install\.cjs|lib\/hosts\/reader\.sh)$/,
       /^package\/native\/[\w-]+\.(cc|h)$/,
       /^package\/prebuilds\/[\w+-]+\/claude-ps(\.glibc|\.musl)?\.node$/,
-      /^package\/dist\/(index\.js|index\.cjs|extras\.cjs|cli\.cjs|cli-main\.cjs|cli-count\.cjs|cli-extras\.cjs)(\.map)?$/,
+      /^package\/dist\/(index\.js|index\.cjs|extras\.cjs|cli\.cjs|cli-main\.cjs|cli-count\.cjs|cli-statusline\.cjs|cli-extras\.cjs)(\.map)?$/,
       /^package\/dist\/types\/[\w/-]+\.d\.c?ts$/,
     ];
     expect(files.filter((f) => !allowed.some((re) => re.test(f)))).toEqual([]);
@@ -106,6 +106,7 @@ describe('the packed package', () => {
       'package/dist/cli.cjs',
       'package/dist/cli-main.cjs',
       'package/dist/cli-count.cjs',
+      'package/dist/cli-statusline.cjs',
       'package/dist/cli-extras.cjs',
       'package/dist/types/index.d.ts',
       'package/dist/types/index.d.cts',

@@ -202,7 +202,7 @@ describe.skipIf(!built)('the built files', () => {
   });
 
   it('are ASCII only: one other character, even in a kept comment, makes V8 hold the whole source as UTF-16', () => {
-    for (const file of ['index.js', 'index.cjs', 'extras.cjs', 'cli.cjs', 'cli-main.cjs', 'cli-count.cjs', 'cli-extras.cjs']) {
+    for (const file of ['index.js', 'index.cjs', 'extras.cjs', 'cli.cjs', 'cli-main.cjs', 'cli-count.cjs', 'cli-statusline.cjs', 'cli-extras.cjs']) {
       const text = readFileSync(join(ROOT, 'dist', file), 'utf8');
       const at = text.search(/[^\x00-\x7f]/);
       expect(at < 0 ? '' : `${file}: ${JSON.stringify(text.slice(Math.max(0, at - 60), at + 20))}`).toBe('');
@@ -210,7 +210,7 @@ describe.skipIf(!built)('the built files', () => {
   });
 
   it('name nothing of the machine they were built on', () => {
-    for (const file of ['index.js', 'index.cjs', 'extras.cjs', 'cli-main.cjs', 'cli-count.cjs', 'cli-extras.cjs']) {
+    for (const file of ['index.js', 'index.cjs', 'extras.cjs', 'cli-main.cjs', 'cli-count.cjs', 'cli-statusline.cjs', 'cli-extras.cjs']) {
       for (const text of [readFileSync(join(ROOT, 'dist', file), 'utf8'), readFileSync(join(ROOT, 'dist', `${file}.map`), 'utf8')]) {
         expect(text.includes(ROOT), file).toBe(false);
       }

@@ -6,11 +6,6 @@
  * the same dispatcher and the same command, built from the same files.
  */
 import { count } from '../commands/count.js';
-import { runCli } from '../main.js';
+import { commandSetOf, runCli } from '../main.js';
 
-runCli({
-  COMMAND_NAMES: ['count'],
-  isCommandName: (name) => name === 'count',
-  loadCommand: (name) => (name === 'count' ? Promise.resolve(count) : Promise.reject(new Error(`${name}: not in dist/cli-count.cjs`))),
-  loadAllCommands: () => Promise.resolve([count]),
-});
+runCli(commandSetOf(count));

@@ -1,9 +1,9 @@
 /**
- * `count` has a bundle of its own (dist/cli-count.cjs, lib/cli/bin/count.ts), which the launcher runs
- * for a `count` with no host flag: the same command line answered by it and by the whole CLI
- * (dist/cli-main.cjs) gives the same exit code, stdout and stderr, whatever the flags, mistakes and
- * registry; the launcher picks it exactly when no word asks for another host, and the host code that
- * bundle leaves out is never reached from it.
+ * `count` and `statusline` have a bundle each (dist/cli-count.cjs, dist/cli-statusline.cjs;
+ * lib/cli/bin/), which the launcher runs for that command with no host flag: the same command line
+ * answered by it and by the whole CLI (dist/cli-main.cjs) gives the same exit code, stdout and stderr,
+ * whatever the flags, mistakes and registry; the launcher picks it exactly when no word asks for
+ * another host, and the host code such a bundle leaves out is never reached from it.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, symlinkSync } from 'node:fs';
@@ -17,11 +17,13 @@ import { builtCli, cliEnv, removeCopy } from './run-cli.js';
 
 let cli = '';
 let reg: RegistryFixture;
+let livePid = 0;
 
 beforeAll(async () => {
   cli = await builtCli();
   reg = makeRegistry('cps-count-bundle-');
   const live = spawnSleep();
+  livePid = live.pid;
   const background = spawnSleep();
   reg.write(live.pid, sessionRecord(live.pid, { procStart: tokenOf(live.pid, 'native') }));
   reg.write(background.pid, sessionRecord(background.pid, { procStart: tokenOf(background.pid, 'native'), kind: 'bg' }));
@@ -41,10 +43,11 @@ afterAll(async () => {
 });
 
 /** One command line through one bundle, run as the main module (no launcher, no code cache). */
-function through(bundle: 'cli-count.cjs' | 'cli-main.cjs', args: string[], extra: NodeJS.ProcessEnv = {}) {
+function through(bundle: 'cli-count.cjs' | 'cli-statusline.cjs' | 'cli-main.cjs', args: string[], extra: NodeJS.ProcessEnv = {}, input = '') {
   const ran = spawnSync(process.execPath, [join(cli, '..', bundle), ...args], {
     encoding: 'utf8',
     env: cliEnv({ CLAUDE_CONFIG_DIR: reg.configDir, ...extra }),
+    input,
     timeout: 20_000,
   });
   return { status: ran.status, stdout: ran.stdout, stderr: ran.stderr };
@@ -102,6 +105,48 @@ describe('the count bundle', () => {
   });
 });
 
+describe('the statusline bundle', () => {
+  // What Claude Code sends: CLAUDE_PID in the environment, one JSON document on stdin.
+  // The snippet names the script that runs (process.argv[1]): here each bundle itself, through the
+  // launcher always dist/cli.cjs (the routing tests below run it so).
+  const render = (bundle: 'cli-statusline.cjs' | 'cli-main.cjs', args: string[], input = '{"session_id":"x","cwd":"/tmp"}') => {
+    const ran = through(bundle, args, { CLAUDE_PID: String(livePid) }, input);
+    return { ...ran, stdout: ran.stdout.replaceAll(`/${bundle} `, '/BUNDLE ') };
+  };
+  const lines: string[][] = [
+    ['statusline'],
+    ['statusline', '--json'],
+    ['statusline', '--format', '{waiting} / {busy}'],
+    ['statusline', '-f', '{nonsense'],
+    ['statusline', '--snippet'],
+    ['statusline', '--no-autostart', '--idle-exit', '30'],
+    ['statusline', '--idle-exit', 'soon'],
+    ['statusline', '--bogus'],
+    ['statusline', 'extra'],
+    ['statusline', '--help'],
+    ['statusline', '-V'],
+    ['statusline', '--config-dir', '/nonexistent/claude'],
+    ['statusline', '\u202e\u0007'],
+  ];
+
+  it.each(lines.map((line) => [line]))('answers as the whole CLI does: %j', (args) => {
+    const ours = render('cli-statusline.cjs', args);
+    expect(ours).toEqual(render('cli-main.cjs', args));
+  });
+
+  it('answers as the whole CLI does with a torn stdin document, or none', () => {
+    for (const input of ['{"session', '', '\u0000\u202e']) {
+      expect(render('cli-statusline.cjs', ['statusline'], input)).toEqual(render('cli-main.cjs', ['statusline'], input));
+    }
+  });
+
+  it('renders the registry (the comparisons above are of real lines)', () => {
+    const ran = render('cli-statusline.cjs', ['statusline', '--json']);
+    expect(ran.status).toBe(0);
+    expect(ran.stdout.length).toBeGreaterThan(2);
+  });
+});
+
 describe('which bundle the launcher runs', () => {
   // NODE_DEBUG=module names every file the CommonJS loader loads (no code cache: a plain require).
   const bundleOf = (args: string[]) => {
@@ -110,7 +155,7 @@ describe('which bundle the launcher runs', () => {
       env: cliEnv({ CLAUDE_CONFIG_DIR: reg.configDir, NODE_DEBUG: 'module', NODE_DISABLE_COMPILE_CACHE: '1', XDG_CONFIG_HOME: '/nonexistent' }),
       timeout: 20_000,
     });
-    const loaded = [...ran.stderr.matchAll(/load "[^"]*\/(cli-(?:main|count)\.cjs)"/g)].map((m) => m[1]);
+    const loaded = [...ran.stderr.matchAll(/load "[^"]*\/(cli-(?:main|count|statusline)\.cjs)"/g)].map((m) => m[1]);
     return loaded;
   };
 
@@ -121,7 +166,16 @@ describe('which bundle the launcher runs', () => {
     },
   );
 
-  it.each([[['count', '--host', 'local']], [['count', '--host=local']], [['count', '--all-hosts']], [['count', '--host-timeout', '3']], [['list']], [['summary']], [[]], [['--version']], [['counts']]])(
+  it.each([[['statusline']], [['statusline', '--snippet']], [['statusline', '--bogus']]])('the statusline bundle for %j', (args) => {
+    expect(bundleOf(args)).toEqual(['cli-statusline.cjs']);
+  });
+
+  it('the snippet names the executable, whichever bundle printed it', () => {
+    const ran = spawnSync(process.execPath, [cli, 'statusline', '--snippet'], { encoding: 'utf8', env: cliEnv() });
+    expect(ran.stdout).toContain(`${cli} statusline`);
+  });
+
+  it.each([[['statusline', '--host', 'local']], [['count', '--host', 'local']], [['count', '--host=local']], [['count', '--all-hosts']], [['count', '--host-timeout', '3']], [['list']], [['summary']], [[]], [['--version']], [['counts']]])(
     'the whole CLI for %j',
     (args) => {
       expect(bundleOf(args)).toEqual(['cli-main.cjs']);
