@@ -6,7 +6,7 @@
  * prints before exiting 2.
  */
 import { closest } from './suggest.js';
-import { tokenize } from './tokens.js';
+import { tokenize, type Token } from './tokens.js';
 
 export type FlagType = 'boolean' | 'string' | 'list' | 'integer';
 
@@ -89,18 +89,23 @@ function setFlag(flags: ParsedArgs['flags'], name: string, spec: FlagSpec, raw: 
   }
 }
 
+/** The command line as util.parseArgs splits it for these flags (tokens.ts); never throws. */
+export function tokensOf(argv: readonly string[], specs: FlagSpecs): Token[] {
+  return tokenize(
+    argv,
+    Object.fromEntries(
+      Object.entries(specs).map(([name, spec]) => [name, { type: spec.type === 'boolean' ? 'boolean' : 'string', ...(spec.short ? { short: spec.short } : {}) } as const]),
+    ),
+  );
+}
+
 export function parseArgs(argv: readonly string[], specs: FlagSpecs, options: ParseOptions = {}): ParsedArgs {
   // No word that could be a flag (a statusline's `claude-ps statusline`, a poller's `count`): all
   // positionals, as the tokenizer would say.
   if (argv.every((word) => !word.startsWith('-'))) return { flags: {}, positionals: [...argv] };
   // util.parseArgs' non-strict split (tokens.ts), which never throws; the checks are ours, because its
   // strict mode would call `-5` an unknown option and take `--output --all` as a value.
-  const tokens = tokenize(
-    argv,
-    Object.fromEntries(
-      Object.entries(specs).map(([name, spec]) => [name, { type: spec.type === 'boolean' ? 'boolean' : 'string', ...(spec.short ? { short: spec.short } : {}) } as const]),
-    ),
-  );
+  const tokens = tokensOf(argv, specs);
   const flags: ParsedArgs['flags'] = {};
   const positionals: string[] = [];
   let lastShortGroup = -1;

@@ -4,7 +4,7 @@
  * exit 2 with one line on stderr. Nothing happens at load: each bundle's entry (lib/cli/bin/) calls
  * runCli with the commands it holds, and a statusline starts one of them on every render.
  */
-import { parseArgs, UsageError } from './args.js';
+import { parseArgs, tokensOf, UsageError } from './args.js';
 import { checkBackendRequest } from './backend-request.js';
 import { commandHelp, commonFlagsFor, environmentHelp, type Command } from './command.js';
 import { printable } from './format.js';
@@ -65,6 +65,9 @@ function unknownCommand(name: string, { COMMAND_NAMES }: CommandSet): UsageError
   return new UsageError(`unknown command ${shown}${guess ? ` (did you mean ${guess}?)` : ''}; see claude-ps --help`);
 }
 
+/** For a `statusline` command line: whether it installs or uninstalls (no render); set by main(). */
+let statuslineSetup: boolean | undefined;
+
 async function main(argv: string[], commands: CommandSet): Promise<number> {
   const { isCommandName, loadCommand } = commands;
   const first = argv[0];
@@ -88,7 +91,14 @@ async function main(argv: string[], commands: CommandSet): Promise<number> {
   }
   const command = cmd ?? (await loadCommand('list'));
   const common = commonFlagsFor(command);
-  const { flags, positionals } = parseArgs(rest, { ...command.flags, ...common.flags }, { notTaken: common.notTaken });
+  const specs = { ...command.flags, ...common.flags };
+  // A statusline render exits 0 whatever happens; an install or uninstall says when it refuses. Which
+  // one this is, from the words as the parser splits them (not `-- --install`, not `-f --install`),
+  // known before the parse that may fail.
+  if (command.name === 'statusline') {
+    statuslineSetup = tokensOf(rest, specs).some((t) => t.kind === 'option' && (t.name === 'install' || t.name === 'uninstall'));
+  }
+  const { flags, positionals } = parseArgs(rest, specs, { notTaken: common.notTaken });
   if (flags.version) {
     out(readVersion() + '\n');
     return 0;
@@ -144,6 +154,6 @@ export function runCli(commands: CommandSet): void {
   ).finally(() => {
     // A statusline exits 0 even on a usage error (docs/statusline.md): its one stderr line is enough.
     // (--install and --uninstall are not renders: they say when they refuse.)
-    if (process.argv[2] === 'statusline' && !process.argv.some((a) => a === '--install' || a === '--uninstall')) process.exitCode = 0;
+    if (process.argv[2] === 'statusline' && statuslineSetup !== true) process.exitCode = 0;
   });
 }
