@@ -161,6 +161,8 @@ const withoutHostCode = {
     }));
   },
 };
+// One per entry in lib/cli/bin/ but all.ts (the whole CLI); lib/cli/launch.ts names the same commands.
+const ALONE_COMMANDS = readdirSync('lib/cli/bin').filter((f) => f.endsWith('.ts') && f !== 'all.ts').map((f) => f.slice(0, -3));
 const commandAlone = (name) => ({
   ...common,
   entryPoints: [`lib/cli/bin/${name}.ts`],
@@ -178,7 +180,7 @@ const launcher = {
   minify: true,
   banner: { js: '#!/usr/bin/env node' },
 };
-const files = (await Promise.all([lazyLibrary, lazyCli, ...[commandAlone('count'), commandAlone('statusline'), launcher].map((options) => build(options).then(() => [options.outfile]))])).flat();
+const files = (await Promise.all([lazyLibrary, lazyCli, ...[...ALONE_COMMANDS.map(commandAlone), launcher].map((options) => build(options).then(() => [options.outfile]))])).flat();
 
 // Files an earlier build (or an older version of this script) left behind would be packed too.
 const written = new Set(files.flatMap((outfile) => [outfile, `${outfile}.map`].map((f) => f.slice('dist/'.length))));

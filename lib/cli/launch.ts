@@ -32,10 +32,11 @@ declare const __CLAUDE_PS_VERSION__: string;
 // Stack traces in lib/*.ts lines when asked for them (the maps ship beside the bundles).
 if (process.env.CLAUDE_PS_DEBUG) process.setSourceMapsEnabled(true);
 
-// The commands with a bundle of their own (lib/cli/bin/), which holds no host code.
-const ALONE: Readonly<Record<string, string>> = { count: 'cli-count', statusline: 'cli-statusline' };
+// The commands with a bundle of their own, dist/cli-<name>.cjs (an entry in lib/cli/bin/ each, which
+// scripts/bundle.mjs builds), holding no host code.
+const ALONE = new Set(['count', 'statusline']);
 const [, , first = '', ...rest] = process.argv;
-const bundleName = Object.hasOwn(ALONE, first) && !mayAskForHosts(rest) ? ALONE[first]! : 'cli-main';
+const bundleName = ALONE.has(first) && !mayAskForHosts(rest) ? `cli-${first}` : 'cli-main';
 const bundle = `${__dirname}/${bundleName}.cjs`;
 // Node's compile cache came in 22.1. node:module is required only there: on Node 20 a CommonJS
 // program has not loaded it, and loading it (with the ES module loader it brings) costs ~0.7 ms of

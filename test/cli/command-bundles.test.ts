@@ -6,7 +6,7 @@
  * another host, and the host code such a bundle leaves out is never reached from it.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, symlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOST_FLAGS, mayAskForHosts } from '../../lib/cli/hosts/flags.js';
@@ -185,6 +185,12 @@ describe('which bundle the launcher runs', () => {
 
   it.each([[['statusline']], [['statusline', '--snippet']], [['statusline', '--bogus']]])('the statusline bundle for %j', (args) => {
     expect(bundleOf(args)).toEqual(['cli-statusline.cjs']);
+  });
+
+  it('runs each single-command bundle lib/cli/bin/ holds for its own command', () => {
+    const names = readdirSync(join(import.meta.dirname, '../../lib/cli/bin')).filter((f) => f.endsWith('.ts') && f !== 'all.ts').map((f) => f.slice(0, -3));
+    expect(names.length).toBeGreaterThan(1);
+    for (const name of names) expect(bundleOf([name, '--version'])).toEqual([`cli-${name}.cjs`]);
   });
 
   it('the snippet names the executable, whichever bundle printed it', () => {
