@@ -33,6 +33,10 @@ export const LIBRARY_ROOTS = [
   'lib/registry/snapshot.ts',
   'lib/registry/watch/engine.ts',
   'lib/hosts/read.ts',
+  // The host watchers' engines: their classes stay in the core (lib/hosts/watch.ts, watch-api.ts),
+  // as the registry Watcher's does, and the ssh transport and the event diff come with the engines.
+  'lib/hosts/watch-engine.ts',
+  'lib/hosts/watch-api-engine.ts',
 ];
 
 const rel = (abs) => relative(process.cwd(), abs).split('\\').join('/');

@@ -101,6 +101,40 @@ describe.skipIf(!built).each(builds)('the %s build', (_, load) => {
     expect(result).toEqual({ constructor: true, instance: true, name: 'Watcher', sub: [true, true, 1], parent: true, frozen: false, extras: true });
   });
 
+  it('keeps the host watchers whole too: plain classes whose engines (and the ssh transport) come with the extras', () => {
+    const dir = JSON.stringify(reg.configDir);
+    const result = inFreshNode(
+      load,
+      [
+        'const out = { before: extrasLoaded() };',
+        // A programmer error still throws from the constructor, synchronously, as before the split.
+        'try { new lib.HostWatcher("not an array"); out.thrown = "none"; } catch (e) { out.thrown = e.constructor.name; }',
+        'const h = lib.watchHosts([]);',
+        // No host to read, so only the engine's own module can have brought the extras in.
+        'out.engine = extrasLoaded();',
+        'out.host = [h instanceof lib.HostWatcher, h.constructor === lib.HostWatcher, Object.getPrototypeOf(lib.HostWatcher) === require("node:events").EventEmitter];',
+        `const w = lib.watch(${dir}, { hosts: ["local"] });`,
+        'out.hosts = [w instanceof lib.HostsWatcher, w.isClosed];',
+        'await new Promise((r) => w.once("added", r));',
+        'out.records = w.records().map((r) => [r.pid, r.host]);',
+        'let closed = 0; w.on("close", () => closed++); w.close(); w.close(); h.close();',
+        'out.closed = [w.isClosed, closed];',
+        'out.after = extrasLoaded();',
+        'return out;',
+      ].join('\n'),
+    );
+    expect(result).toEqual({
+      before: false,
+      thrown: 'TypeError',
+      engine: true,
+      host: [true, true, true],
+      hosts: [true, false],
+      records: [[session.pid, 'local']],
+      closed: [true, 1],
+      after: true,
+    });
+  });
+
   it('gives forwarding functions the real ones\' length and arguments, and rejects (never throws) for an async one', () => {
     const result = inFreshNode(
       load,
