@@ -12,15 +12,19 @@ declare const __filename: string | undefined;
 // __filename, as in `node -e`, must not win over import.meta in ESM, so import.meta is asked first.)
 const metaUrl = (import.meta as { url?: string }).url;
 
-/** The file this code runs from: a bundle in dist/, or this source file. */
-export const hereFile: string = metaUrl ? fileURLToPath(metaUrl) : (__filename as string);
+/**
+ * The file this code runs from: a bundle in dist/, or this source file; undefined inside an app's ES
+ * module bundle that brought the CommonJS core in (no __filename there), where no addon of ours is
+ * beside it anyway.
+ */
+export const hereFile: string | undefined = metaUrl ? fileURLToPath(metaUrl) : typeof __filename === 'string' ? __filename : undefined;
 
 type GetBuiltin = (id: string) => unknown;
 
 // process.getBuiltinModule (Node ≥ 20.16) loads a built-in from ESM and CommonJS alike; before it,
 // a require() made here does.
 const getBuiltin: GetBuiltin =
-  (process as { getBuiltinModule?: GetBuiltin }).getBuiltinModule?.bind(process) ?? createRequire(hereFile);
+  (process as { getBuiltinModule?: GetBuiltin }).getBuiltinModule?.bind(process) ?? createRequire(hereFile ?? process.cwd());
 
 /**
  * A Node built-in, loaded on first call. `node:child_process` alone costs ~4 ms to load and

@@ -6,48 +6,42 @@ import { build } from 'esbuild';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { LIBRARY_ROOTS, lazyBuilds } from './lazy-parts.mjs';
+import { LIBRARY_ROOTS, lazyBuilds, valueExports } from './lazy-parts.mjs';
 
 const require = createRequire(import.meta.url);
 
 /**
- * An ES module's `import { x } from 'node:fs'` makes Node build an ES module facade of the whole
- * built-in (every export a live binding): about 1 ms of start-up per built-in, six of them in the
- * library, ~6 ms of CPU of a cold `import` that a CommonJS require never pays. The ESM library build
- * takes each built-in from process.getBuiltinModule instead (Node >= 20.16; on an older Node 20 from a
- * require made by createRequire: node:module is the one real import left, and the ES module loader
- * has made its facade already). No top-level await: the build still bundles into CommonJS. Each
- * export is copied once at load, so a later module.syncBuiltinESMExports() (a test's mock of fs) does
- * not reach the library, as it does not reach a CommonJS one. Getters are left out, as reading one can
- * load more (fs.promises loads node:fs/promises): importing one is a build error, not a slow start.
+ * The library's core and extras take each Node built-in from process.getBuiltinModule (Node >= 20.16),
+ * else a plain require: an app that bundles the ES module entry into ESM brings them in as CommonJS,
+ * where esbuild's stand-in for `require` throws "Dynamic require of node:... is not supported". The
+ * stand-in module is an ES module of the built-in's own export names, so each import binds a name
+ * once, as a require would, instead of esbuild's interop copying the whole built-in at every import
+ * site. Each export is copied once at load, so a later module.syncBuiltinESMExports() (a test's mock
+ * of fs) does not reach the library, as it does not reach a CommonJS one. Getters are left out, as
+ * reading one can load more (fs.promises loads node:fs/promises): importing one is a build error, not
+ * a slow start.
  */
-function builtinsFrom(format) {
-  return {
-    name: `builtins-from-process-${format}`,
-    setup(b) {
-      b.onResolve({ filter: /^node:/ }, (args) =>
-        args.namespace === 'builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin' },
-      );
-      b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
-        const id = JSON.stringify(args.path);
-        const pick = `typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule(${id})`;
-        if (format === 'cjs') return { loader: 'js', contents: `module.exports = ${pick} : require(${id});` };
-        const mod = require(args.path);
-        const names = Object.keys(mod).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n) && !Object.getOwnPropertyDescriptor(mod, n)?.get);
-        return {
-          loader: 'js',
-          contents: [
-            "import { createRequire as requireFrom } from 'node:module';",
-            `const m = ${pick} : requireFrom(import.meta.url)(${id});`,
-            'export default m;',
-            `export const { ${names.join(', ')} } = m;`,
-          ].join('\n'),
-        };
-      });
-    },
-  };
-}
-const builtinsWithoutFacades = builtinsFrom('esm');
+const builtinsFromProcess = {
+  name: 'builtins-from-process',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) =>
+      args.namespace === 'builtin' ? { path: args.path, external: true } : { path: args.path, namespace: 'builtin' },
+    );
+    b.onLoad({ filter: /.*/, namespace: 'builtin' }, (args) => {
+      const id = JSON.stringify(args.path);
+      const mod = require(args.path);
+      const names = Object.keys(mod).filter((n) => /^[A-Za-z_$][\w$]*$/.test(n) && !Object.getOwnPropertyDescriptor(mod, n)?.get);
+      return {
+        loader: 'js',
+        contents: [
+          `const m = typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule(${id}) : require(${id});`,
+          'export default m;',
+          `export const { ${names.join(', ')} } = m;`,
+        ].join('\n'),
+      };
+    });
+  },
+};
 
 /**
  * node:module in the CommonJS cores, loaded on first call: a CommonJS program has not loaded it (an
@@ -64,7 +58,8 @@ const nodeModuleOnFirstCall = {
     );
     b.onLoad({ filter: /.*/, namespace }, () => ({
       loader: 'js',
-      contents: "export function createRequire(from) { return require('node:module').createRequire(from); }",
+      contents:
+        "export function createRequire(from) { return (typeof process.getBuiltinModule === 'function' ? process.getBuiltinModule('node:module') : require('node:module')).createRequire(from); }",
     }));
   },
 };
@@ -84,10 +79,6 @@ const CLI_ROOTS = [
   'lib/hosts/transport.ts',
 ];
 
-// The same for dist/extras.cjs (CommonJS): each built-in from process.getBuiltinModule, else a plain
-// require. An app that bundles the ESM build into ESM brings the extras in as CommonJS, where
-// esbuild's stand-in for `require` throws "Dynamic require of node:… is not supported".
-const builtinsFromProcess = builtinsFrom('cjs');
 
 const common = {
   bundle: true,
@@ -114,20 +105,77 @@ const common = {
 // prints for an uncaught error stays readable; syntax is still minified (less to parse at start-up).
 const library = { ...common, entryPoints: ['lib/index.ts'], minifySyntax: true };
 
-// dist/extras.cjs (prune, snapshots, reading other hosts), loaded on first use by both library
-// builds (scripts/lazy-parts.mjs).
+// One TypeScript program for every export list of this run.
+const CHECKER_ROOTS = ['lib/index.ts', ...LIBRARY_ROOTS, ...CLI_ROOTS];
+
+/**
+ * The library's core, dist/index.cjs, is both a CommonJS module (what `require('claude-ps')` and a
+ * bundler load) and a script whose value is the module's function (what the ES module entry runs
+ * through V8's code cache: lib/library-entry.ts). Node calls a module with `this` = module.exports,
+ * a bundler's CommonJS wrapper too; a script's `this` is the global object. Its first characters name
+ * the build, so the entry never runs a core of another. No line of the core moves: the banner is
+ * one line of its own, and the source map counts it.
+ */
+const coreWrap = (buildId) => ({
+  banner: {
+    js:
+      `/* claude-ps core ${buildId} */ (function (f) { return typeof module === "object" && module !== null && this === module.exports ? ` +
+      // As a module, the core's extras come through a require the bundler of an app sees (the core's
+      // own `require` is the inner function's parameter), and an ES module bundle has no __filename.
+      'f(exports, require, module, typeof __filename === "string" ? __filename : undefined, typeof __dirname === "string" ? __dirname : undefined, function () { return require("./extras.cjs"); }) : f; })' +
+      '.call(this, function (exports, require, module, __filename, __dirname, __claudePsExtras) {',
+  },
+  footer: { js: '});' },
+});
+
+// dist/extras.cjs (prune, snapshots, reading other hosts), loaded on first use by the core
+// (scripts/lazy-parts.mjs).
 const lazyLibrary = lazyBuilds({
   options: library,
   roots: LIBRARY_ROOTS,
-  checkerRoots: [...LIBRARY_ROOTS, ...CLI_ROOTS],
+  checkerRoots: CHECKER_ROOTS,
   extrasFile: 'extras.cjs',
   holds: 'prune, snapshots, the watcher and the reading of other hosts',
-  advice: 'a partial install, or a bundler that copied the entry without it (mark claude-ps as external, or ship extras.cjs beside the bundle)',
+  advice: 'a partial install, or a bundler that copied the entry without it (mark claude-ps as external, or ship index.cjs and extras.cjs beside the bundle)',
   extrasPlugins: [builtinsFromProcess],
-  cores: [
-    { format: 'esm', outfile: 'dist/index.js', plugins: [builtinsWithoutFacades] },
-    { format: 'cjs', outfile: 'dist/index.cjs', plugins: [nodeModuleOnFirstCall] },
-  ],
+  // Built-ins from process.getBuiltinModule, as the extras take them: an app's ES module bundle brings
+  // the core in as CommonJS too (lib/library-entry.ts), where a plain require of one throws.
+  cores: [{ format: 'cjs', outfile: 'dist/index.cjs', plugins: [nodeModuleOnFirstCall, builtinsFromProcess], wrap: coreWrap }],
+});
+
+/** Fails the build on any import of a Node built-in: the ES module entry takes them from process.getBuiltinModule. */
+const noBuiltinImports = {
+  name: 'no-builtin-imports',
+  setup(b) {
+    b.onResolve({ filter: /^node:/ }, (args) => ({ errors: [{ text: `${args.importer} imports ${args.path}: the ES module entry must take it from process.getBuiltinModule` }] }));
+  },
+};
+
+/**
+ * dist/index.js, the ES module entry (lib/library-entry.ts): the core's exports, named one by one from
+ * lib/index.ts's. Its footer holds the one `require` esbuild must leave alone, for an app's bundler to
+ * follow (see lib/library-entry.ts).
+ */
+const esmEntry = lazyLibrary.then(({ buildId }) => {
+  const names = valueExports('lib/index.ts', CHECKER_ROOTS);
+  return build({
+    ...common,
+    stdin: {
+      contents: [
+        "import { loadLibrary } from './lib/library-entry.ts';",
+        `const core = loadLibrary(import.meta.url, ${JSON.stringify(buildId)}, () => __claudePsCore());`,
+        `export const { ${names.join(', ')} } = core;`,
+      ].join('\n'),
+      resolveDir: process.cwd(),
+      sourcefile: 'lib/library-entry.esm.js',
+      loader: 'js',
+    },
+    format: 'esm',
+    outfile: 'dist/index.js',
+    minifySyntax: true,
+    plugins: [noBuiltinImports],
+    footer: { js: 'function __claudePsCore() {\n  return require("./index.cjs");\n}' },
+  }).then(() => ['dist/index.js']);
 });
 // The CLI: the bundle, and the small executable that runs it (fully minified: nothing else of ours
 // is on a statusline's start-up path). The bundle holds the commands a statusline, a poller or a
@@ -138,7 +186,7 @@ const lazyLibrary = lazyBuilds({
 const lazyCli = lazyBuilds({
   options: { ...common, entryPoints: ['lib/cli/bin/all.ts'], minify: true },
   roots: CLI_ROOTS,
-  checkerRoots: [...LIBRARY_ROOTS, ...CLI_ROOTS],
+  checkerRoots: CHECKER_ROOTS,
   extrasFile: 'cli-extras.cjs',
   holds: 'every command but list, count, summary, has-interactive and statusline',
   advice: 'a partial install: reinstall claude-ps',
@@ -180,7 +228,14 @@ const launcher = {
   minify: true,
   banner: { js: '#!/usr/bin/env node' },
 };
-const files = (await Promise.all([lazyLibrary, lazyCli, ...[...ALONE_COMMANDS.map(commandAlone), launcher].map((options) => build(options).then(() => [options.outfile]))])).flat();
+const files = (
+  await Promise.all([
+    lazyLibrary.then((r) => r.files),
+    esmEntry,
+    lazyCli.then((r) => r.files),
+    ...[...ALONE_COMMANDS.map(commandAlone), launcher].map((options) => build(options).then(() => [options.outfile])),
+  ])
+).flat();
 
 // Files an earlier build (or an older version of this script) left behind would be packed too.
 const written = new Set(files.flatMap((outfile) => [outfile, `${outfile}.map`].map((f) => f.slice('dist/'.length))));

@@ -125,7 +125,9 @@ function loaderText(format, handed, parts, buildId) {
   const load =
     format === 'esm'
       ? `import { createRequire } from 'node:module';\nconst load = () => __claudePsRequire(createRequire, import.meta.url);`
-      : `const load = () => require('./${extrasFile}');`;
+      : // __claudePsExtras: a core's banner may hand in its own require of the extras, one an app's
+        // bundler sees and follows (scripts/bundle.mjs, coreWrap).
+        `const load = () => (typeof __claudePsExtras === 'function' ? __claudePsExtras() : require('./${extrasFile}'));`;
   return [
     ...imports,
     load,
@@ -229,7 +231,8 @@ const sourcesOf = (metafile) => new Set(Object.keys(metafile.inputs).filter((f) 
  * options but format and outfile; `roots`: the lazy roots (`checkerRoots`: those of every build of
  * this run, for one TypeScript program); `extrasFile`: its name in dist/; `holds` and `advice`: what
  * it holds and what to do when it cannot load, for the error a user sees; `extrasPlugins`: esbuild
- * plugins of its build; `cores`: [{ format, outfile, plugins }].
+ * plugins of its build; `cores`: [{ format, outfile, plugins, wrap? }], `wrap(buildId)` giving a core's
+ * own banner and footer. Returns { files, buildId }.
  */
 export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, holds, advice, extrasPlugins = [], cores }) {
   const parts = { roots, kinds: exportKinds(roots, checkerRoots), extrasFile, holds, advice };
@@ -262,7 +265,7 @@ export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, hol
   const handed = [...handedSet].sort();
   // Pass 3: the cores, with exactly those namespaces handed over.
   const built = await Promise.all(
-    cores.map(({ format, outfile, plugins = [] }) =>
+    cores.map(({ format, outfile, plugins = [], wrap }) =>
       build({
         ...options,
         format,
@@ -270,6 +273,8 @@ export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, hol
         metafile: true,
         plugins: [...plugins, corePlugin(format, parts, handed, buildId)],
         ...(format === 'esm' ? { footer: { js: esmFooter(extrasFile) } } : {}),
+        // A core's own banner and footer, which may name the build (`wrap(buildId)`).
+        ...(wrap ? wrap(buildId) : {}),
       }),
     ),
   );
@@ -279,5 +284,10 @@ export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, hol
     const both = [...sourcesOf(core.metafile)].filter((f) => inExtras.has(f));
     if (both.length > 0) throw new Error(`${cores[i].outfile} and dist/${extrasFile} both hold ${both.join(', ')}`);
   }
-  return [`dist/${extrasFile}`, ...cores.map((c) => c.outfile)];
+  return { files: [`dist/${extrasFile}`, ...cores.map((c) => c.outfile)], buildId };
+}
+
+/** The value exports of `file` (a module of `checkerRoots`' program), by name. */
+export function valueExports(file, checkerRoots) {
+  return exportKinds([file], checkerRoots)[0].map((k) => k.name);
 }

@@ -54,6 +54,7 @@ export function addonCandidates(platform: string, arch: string, libc: Libc): str
 
 /** The package root: the nearest folder above this file that holds binding.gyp. */
 function packageRoot(): string | undefined {
+  if (hereFile === undefined) return undefined;
   let dir = dirname(hereFile);
   for (let i = 0; i < 5; i++) {
     if (existsSync(join(dir, 'binding.gyp'))) return dir;

@@ -22,6 +22,7 @@
  * NODE_DISABLE_COMPILE_CACHE=1 turns both off; so does CLAUDE_PS_DEBUG (stacks through the source maps).
  */
 import type * as Fs from 'node:fs';
+import { cachePlace, readCache, readSource, writeCache } from '../code-cache.js';
 import { mayAskForHosts } from './hosts/flags.js';
 
 // Bundled as CommonJS (dist/cli.cjs), beside the bundle it runs.
@@ -54,105 +55,11 @@ function wrap(source: string): string {
   return `(function (exports, require, module, __filename, __dirname) { ${source}\n});`;
 }
 
-/** This user's cache folder and, in it, the file for this package, Node and flags; undefined where there is no such place. */
-function cachePlace(): { base: string; file: string } | undefined {
-  const { env } = process;
-  const base = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : env.HOME?.startsWith('/') ? `${env.HOME}/.cache` : undefined;
-  if (base === undefined) return undefined;
-  // The flags V8 checks the data against, in a short stable form (no character a file name cannot hold).
-  const flags = `${process.execArgv.join(' ')} ${env.NODE_OPTIONS ?? ''}`;
-  let h = 0x811c9dc5;
-  for (let i = 0; i < flags.length; i++) h = Math.imul(h ^ flags.charCodeAt(i), 0x01000193);
-  return { base, file: `${base}/claude-ps/${bundleName}-${__CLAUDE_PS_VERSION__}-node${process.versions.node}-${process.arch}-${(h >>> 0).toString(16)}.v8cache` };
-}
-
-/**
- * The cached data for this bundle and the commands whose runs it holds (its first line: the identity,
- * a tab, the command keys), or undefined when anything is off.
- */
-function readCache(fs: typeof Fs, file: string, identity: string): { data: Buffer; keys: string[] } | undefined {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
-    const st = fs.fstatSync(fd);
-    if (!st.isFile() || st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0 || st.size > 64 << 20) return undefined;
-    const data = fs.readFileSync(fd);
-    const end = data.indexOf(10);
-    if (end < 0 || end > 4096) return undefined;
-    const [id, keys = ''] = data.subarray(0, end).toString('latin1').split('\t');
-    return id === identity ? { data: data.subarray(end + 1), keys: keys.split(' ').filter(Boolean) } : undefined;
-  } catch {
-    return undefined;
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
-
-/** A folder of this user's that nobody else may write (a symlink is not one). */
-function isOwnFolder(fs: typeof Fs, path: string, follow: boolean): boolean {
-  try {
-    const st = follow ? fs.statSync(path) : fs.lstatSync(path);
-    return st.isDirectory() && st.uid === process.getuid!() && (st.mode & 0o022) === 0;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Writes the cache for the next runs: only into a folder of this user's (never creating one in
- * somebody else's, e.g. root running with a user's HOME), to a temporary file renamed into place.
- * Temporary files of runs killed mid-write, a minute old, are removed. Every failure is silent.
- */
-function writeCache(fs: typeof Fs, { base, file }: { base: string; file: string }, head: string, data: Buffer): void {
-  const dir = file.slice(0, file.lastIndexOf('/'));
-  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
-  try {
-    const parent = base.slice(0, base.lastIndexOf('/')) || '/';
-    if (!fs.existsSync(base) && fs.statSync(parent).uid === process.getuid!()) fs.mkdirSync(base, { mode: 0o700 });
-    if (fs.statSync(base).uid !== process.getuid!()) return;
-    try {
-      fs.mkdirSync(dir, { mode: 0o700 });
-    } catch {
-      // there already, or not ours to make: checked next
-    }
-    if (!isOwnFolder(fs, dir, false)) return;
-    for (const name of fs.readdirSync(dir)) {
-      if (!name.endsWith('.tmp')) continue;
-      try {
-        if (Date.now() - fs.lstatSync(`${dir}/${name}`).mtimeMs > 60_000) fs.unlinkSync(`${dir}/${name}`);
-      } catch {
-        // another run's, removed meanwhile
-      }
-    }
-    fs.writeFileSync(temp, Buffer.concat([Buffer.from(head), data]), { mode: 0o600, flag: 'wx' });
-    fs.renameSync(temp, file);
-  } catch {
-    try {
-      fs.unlinkSync(temp);
-    } catch {
-      // nothing was written
-    }
-  }
-}
-
 function runWithCodeCache(): void {
   const fs = require('node:fs') as typeof Fs;
   const { Script } = require('node:vm') as typeof import('node:vm');
-  const place = process.getuid ? cachePlace() : undefined;
-  // The identity comes from the descriptor the source is read from, taken before the read: a bundle
-  // replaced or rewritten meanwhile gets another identity next time, never this source's bytecode.
-  // V8 itself checks only the source's length, and size and mtime survive a rebuild copied with
-  // its mtime (cp -p, tar, rsync -a, an image layer); the inode and ctime of a rewrite never do.
-  const fd = fs.openSync(bundle, 'r');
-  let source: string;
-  let identity = '';
-  try {
-    const st = fs.fstatSync(fd);
-    identity = `${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino}`;
-    source = fs.readFileSync(fd, 'utf8');
-  } finally {
-    fs.closeSync(fd);
-  }
+  const place = process.getuid ? cachePlace(bundleName) : undefined;
+  const { source, identity } = readSource(fs, bundle);
   const cached = place && identity ? readCache(fs, place.file, identity) : undefined;
   const script = new Script(wrap(source), { filename: bundle, cachedData: cached?.data });
   const accepted = cached !== undefined && script.cachedDataRejected !== true;

@@ -42,12 +42,13 @@ describe('backend()', () => {
 });
 
 describe('without a loadable addon', () => {
-  // The bundled library copied where no binding.gyp, build or prebuild can be found.
+  // The bundled library (the ES module entry, the core it runs, the extras) copied where no
+  // binding.gyp, build or prebuild can be found.
   function runCopy(env: Record<string, string>): ReturnType<typeof spawnSync> {
     const dir = mkdtempSync(join(tmpdir(), 'cps-noaddon-'));
     try {
       mkdirSync(join(dir, 'dist'));
-      copyFileSync(join(import.meta.dirname, '../../dist/index.js'), join(dir, 'dist/index.js'));
+      for (const file of ['index.js', 'index.cjs', 'extras.cjs']) copyFileSync(join(import.meta.dirname, '../../dist', file), join(dir, 'dist', file));
       writeFileSync(join(dir, 'package.json'), '{"type":"module"}');
       const script =
         "const m = await import('./dist/index.js'); console.log(JSON.stringify({ backend: m.backend(), self: m.probe([process.pid])[0].state }));";

@@ -26,6 +26,7 @@ import * as nodeModule from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { cacheFolder, fileIdentity } from '../helpers/cache-folder.js';
 import { fileTree } from '../helpers/file-tree.js';
 import { hasSetpriv, isRoot } from '../helpers/processes.js';
 import { builtCli, cliEnv, removeCopy, runCli } from './run-cli.js';
@@ -36,17 +37,11 @@ const version = JSON.parse(readFileSync(join(import.meta.dirname, '../../package
 let cli = '';
 let work = '';
 let xdg = '';
-const cacheDir = () => join(xdg, 'claude-ps');
-const cacheFiles = () => (existsSync(cacheDir()) ? readdirSync(cacheDir()) : []);
-const theFile = () => {
-  const files = cacheFiles();
-  expect(files).toHaveLength(1);
-  return join(cacheDir(), files[0]!);
-};
-const identity = (path: string) => {
-  const s = lstatSync(path);
-  return `${s.ino} ${s.mtimeMs} ${s.size}`;
-};
+const folder = cacheFolder(() => xdg);
+const cacheDir = folder.dir;
+const cacheFiles = folder.files;
+const theFile = folder.only;
+const identity = fileIdentity;
 const env = (extra: NodeJS.ProcessEnv = {}) => cliEnv({ XDG_CACHE_HOME: xdg, ...extra });
 /** `count` on an empty config dir, checked: the answer never depends on the cache. */
 const count = (extra: NodeJS.ProcessEnv = {}) => {

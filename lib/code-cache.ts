@@ -1,0 +1,135 @@
+/**
+ * The per-user V8 code cache shared by the CLI's executable (lib/cli/launch.ts) and the library's ES
+ * module entry (lib/library-entry.ts), on a Node without a compile cache of its own for them: one file per
+ * bundle, package version, Node version, architecture and V8 flags in `$XDG_CACHE_HOME/claude-ps/`
+ * (else `~/.cache/claude-ps/`), its first line the identity of the source it was made from (size,
+ * mtime, ctime, inode of the descriptor the source was read from) and the keys of what it holds. Read
+ * without following a symlink or blocking on a FIFO, only from a file of this user's that nobody else
+ * may write; written to a temporary file renamed into place, only into a folder of this user's. Every
+ * failure is silent: a run without the cache is slower, never wrong. No import but types: the caller
+ * hands in node:fs, so neither entry loads anything it would not load anyway.
+ */
+import type * as Fs from 'node:fs';
+
+declare const __CLAUDE_PS_VERSION__: string;
+
+export interface CachePlace {
+  base: string;
+  file: string;
+}
+
+/**
+ * Node's own options without the code of `node -e`/`-p` (execArgv holds the script itself): one
+ * file per way of running, not one per script a user evaluates.
+ */
+export function flagsOf(execArgv: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i]!;
+    if (/^--(eval|print)=/.test(arg)) continue;
+    if (/^-[pe]+$/.test(arg) || arg === '--eval' || arg === '--print') {
+      // -p and -e take the next word as code, alone or together (-pe); -p alone may stand before -e.
+      if (arg.includes('e') || arg === '--eval' || execArgv[i + 1]?.startsWith('-') !== true) i++;
+      continue;
+    }
+    kept.push(arg);
+  }
+  return kept;
+}
+
+/** This user's cache folder and, in it, the file for this package, Node and flags; undefined where there is no such place. */
+export function cachePlace(bundleName: string): CachePlace | undefined {
+  const { env } = process;
+  const base = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : env.HOME?.startsWith('/') ? `${env.HOME}/.cache` : undefined;
+  if (base === undefined) return undefined;
+  // The flags V8 checks the data against, in a short stable form (no character a file name cannot hold).
+  const flags = `${flagsOf(process.execArgv).join(' ')} ${env.NODE_OPTIONS ?? ''}`;
+  let h = 0x811c9dc5;
+  for (let i = 0; i < flags.length; i++) h = Math.imul(h ^ flags.charCodeAt(i), 0x01000193);
+  return { base, file: `${base}/claude-ps/${bundleName}-${__CLAUDE_PS_VERSION__}-node${process.versions.node}-${process.arch}-${(h >>> 0).toString(16)}.v8cache` };
+}
+
+/**
+ * The cached data for this bundle and the commands whose runs it holds (its first line: the identity,
+ * a tab, the command keys), or undefined when anything is off.
+ */
+export function readCache(fs: typeof Fs, file: string, identity: string): { data: Buffer; keys: string[] } | undefined {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
+    const st = fs.fstatSync(fd);
+    if (!st.isFile() || st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0 || st.size > 64 << 20) return undefined;
+    const data = fs.readFileSync(fd);
+    const end = data.indexOf(10);
+    if (end < 0 || end > 4096) return undefined;
+    const [id, keys = ''] = data.subarray(0, end).toString('latin1').split('\t');
+    return id === identity ? { data: data.subarray(end + 1), keys: keys.split(' ').filter(Boolean) } : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** A folder of this user's that nobody else may write (a symlink is not one). */
+function isOwnFolder(fs: typeof Fs, path: string, follow: boolean): boolean {
+  try {
+    const st = follow ? fs.statSync(path) : fs.lstatSync(path);
+    return st.isDirectory() && st.uid === process.getuid!() && (st.mode & 0o022) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Writes the cache for the next runs: only into a folder of this user's (never creating one in
+ * somebody else's, e.g. root running with a user's HOME), to a temporary file renamed into place.
+ * Temporary files of runs killed mid-write, a minute old, are removed. Every failure is silent.
+ */
+export function writeCache(fs: typeof Fs, { base, file }: CachePlace, head: string, data: Buffer): void {
+  const dir = file.slice(0, file.lastIndexOf('/'));
+  const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    const parent = base.slice(0, base.lastIndexOf('/')) || '/';
+    if (!fs.existsSync(base) && fs.statSync(parent).uid === process.getuid!()) fs.mkdirSync(base, { mode: 0o700 });
+    if (fs.statSync(base).uid !== process.getuid!()) return;
+    try {
+      fs.mkdirSync(dir, { mode: 0o700 });
+    } catch {
+      // there already, or not ours to make: checked next
+    }
+    if (!isOwnFolder(fs, dir, false)) return;
+    for (const name of fs.readdirSync(dir)) {
+      if (!name.endsWith('.tmp')) continue;
+      try {
+        if (Date.now() - fs.lstatSync(`${dir}/${name}`).mtimeMs > 60_000) fs.unlinkSync(`${dir}/${name}`);
+      } catch {
+        // another run's, removed meanwhile
+      }
+    }
+    fs.writeFileSync(temp, Buffer.concat([Buffer.from(head), data]), { mode: 0o600, flag: 'wx' });
+    fs.renameSync(temp, file);
+  } catch {
+    try {
+      fs.unlinkSync(temp);
+    } catch {
+      // nothing was written
+    }
+  }
+}
+
+/**
+ * A bundle's source and its identity, both from one descriptor, the identity taken before the read: a
+ * bundle replaced or rewritten meanwhile gets another identity next time, never this source's
+ * bytecode. V8 itself checks only the source's length, and size and mtime survive a rebuild copied
+ * with its mtime (cp -p, tar, rsync -a, an image layer); the inode and ctime of a rewrite never do.
+ */
+export function readSource(fs: typeof Fs, path: string): { source: string; identity: string } {
+  const fd = fs.openSync(path, 'r');
+  try {
+    const st = fs.fstatSync(fd);
+    return { identity: `${st.size} ${st.mtimeMs} ${st.ctimeMs} ${st.ino}`, source: fs.readFileSync(fd, 'utf8') };
+  } finally {
+    fs.closeSync(fd);
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The library's ES module entry, dist/index.js: a few lines that run the CommonJS core, dist/index.cjs,
+ * with its compiled code reused across processes, as the CLI's executable does (lib/cli/launch.ts).
+ *
+ * Why: Node 20 keeps no compiled code for an ES module, so every cold `import` parsed and compiled the
+ * whole ESM core (~80 KB), then compiled each function of the read path on its first call. A
+ * statusline script that imports the library pays that on every render. A vm.Script can be given V8's
+ * code cache; the cache made at the exit of a first short run holds the functions that run compiled,
+ * so later runs neither parse the core nor compile the read path again.
+ *
+ * - The core is the same file `require('claude-ps')` loads. Its first line (scripts/bundle.mjs) makes
+ *   it both a CommonJS module and a script whose value is the module's function, and names its build:
+ *   a file of another build is never run against this entry.
+ * - The cache: lib/code-cache.ts, one `lib-index-…` file in the CLI's per-user folder, written once, at
+ *   exit, by a short run that found none it could use (never into the package).
+ * - A plain `require` of the core instead, as Node loads any module, under NODE_DISABLE_COMPILE_CACHE
+ *   or with source maps on (--enable-source-maps; Node maps the stacks of modules, not of a vm.Script).
+ * - Built-ins come from process.getBuiltinModule (Node >= 20.16, 22.3): an ES module's static import
+ *   of one builds a facade of its whole export list, ~1 ms each, on every cold import.
+ * - An app that bundles this entry (esbuild, webpack) gets the core bundled with it: where no core of
+ *   this build sits beside the bundle, `bundled` is the footer's plain `require("./index.cjs")`, which
+ *   the bundler followed.
+ */
+import type * as Fs from 'node:fs';
+import type * as NodeModule from 'node:module';
+import type * as Path from 'node:path';
+import type * as Url from 'node:url';
+import type * as Vm from 'node:vm';
+import { cachePlace, readCache, readSource, writeCache } from './code-cache.js';
+
+type Exports = Record<string, unknown>;
+type CoreFunction = (exports: Exports, require: (id: string) => unknown, module: { exports: Exports }, filename: string, dirname: string) => void;
+type GetBuiltin = <T>(id: string) => T;
+
+/** The first characters of a core of build `buildId` (the banner scripts/bundle.mjs gives dist/index.cjs). */
+export function coreMark(buildId: string): string {
+  return `/* claude-ps core ${buildId} */`;
+}
+
+/** The exports of the core of build `buildId` beside `entryUrl` (this entry's import.meta.url). */
+export function loadLibrary(entryUrl: string, buildId: string, bundled: () => Exports): Exports {
+  const getBuiltinModule = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
+  if (typeof getBuiltinModule !== 'function') {
+    throw new Error(
+      `claude-ps: the ES module entry needs Node 20.16 or later (22.3 on Node 22) for process.getBuiltinModule; ` +
+        `Node ${process.versions.node} can load the CommonJS build: require('claude-ps')`,
+    );
+  }
+  const builtin: GetBuiltin = (id) => getBuiltinModule.call(process, id) as never;
+  const fs = builtin<typeof Fs>('node:fs');
+  let file: string | undefined;
+  let opened: { source: string; identity: string } | undefined;
+  let failure: unknown;
+  try {
+    file = builtin<typeof Url>('node:url').fileURLToPath(new URL('./index.cjs', entryUrl));
+    opened = readSource(fs, file);
+  } catch (error) {
+    failure = error;
+  }
+  if (file === undefined || opened === undefined || !opened.source.startsWith(coreMark(buildId))) {
+    try {
+      return bundled();
+    } catch {
+      if (opened !== undefined) throw new Error(`claude-ps: ${file} is from another build than ${entryUrl}: reinstall claude-ps`);
+      const why = failure instanceof Error ? failure.message : String(failure);
+      throw new Error(
+        `claude-ps: its core, index.cjs, did not load from beside ${entryUrl} (${why}): a partial install, or a bundler ` +
+          'that copied the entry without it (mark claude-ps as external, or ship index.cjs and extras.cjs beside the bundle)',
+        { cause: failure },
+      );
+    }
+  }
+  // node:module (and the source-map code it brings) only when a require is made: most runs make none.
+  const createRequire = (from: string): NodeJS.Require => builtin<typeof NodeModule>('node:module').createRequire(from);
+  if (process.env.NODE_DISABLE_COMPILE_CACHE || (process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled) {
+    return createRequire(file)(file) as Exports;
+  }
+  const { Script } = builtin<typeof Vm>('node:vm');
+  const place = process.getuid ? cachePlace('lib-index') : undefined;
+  const cached = place ? readCache(fs, place.file, opened.identity) : undefined;
+  const script = new Script(opened.source, { filename: file, cachedData: cached?.data });
+  if (place && (cached === undefined || script.cachedDataRejected === true)) {
+    // At exit, so the functions this run compiled are in it too; not after a long run, whose V8 may
+    // have flushed the bytecode of what it has not run for a while.
+    process.once('exit', () => {
+      if (process.uptime() <= 5) writeCache(fs, place, `${opened.identity}\t\n`, script.createCachedData());
+    });
+  }
+  const run = script.runInThisContext() as CoreFunction;
+  // The core's requires: Node's built-ins, and its extras beside it (the same module cache as a require).
+  let requireHere: NodeJS.Require | undefined;
+  const requireForCore = (id: string): unknown => (id.startsWith('node:') ? builtin(id) : (requireHere ??= createRequire(file))(id));
+  const module = { exports: {} as Exports };
+  run(module.exports, requireForCore, module, file, builtin<typeof Path>('node:path').dirname(file));
+  return module.exports;
+}
