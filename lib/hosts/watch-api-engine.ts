@@ -9,8 +9,8 @@ import type { WatchEvent } from '../registry/watch/diff.js';
 import { watch as watchHere, type Watcher } from '../registry/watch/watch.js';
 import { LOCAL_HOST, type HostRecord } from './read.js';
 import { checkHostName } from './transport.js';
-import type { HostsWatchOptions } from './watch-api.js';
-import { DEFAULT_HOST_INTERVAL_MS, watchHosts, type HostStateEvent, type HostWatcher, type HostWatchEvent } from './watch.js';
+import { DEFAULT_HOST_INTERVAL_MS, watchHosts, type HostWatcher } from './watch.js';
+import type { HostStateEvent, HostsWatchOptions, HostWatchEvent } from './watch-types.js';
 
 export interface HostsWatchEngine {
   records(): HostRecord[];

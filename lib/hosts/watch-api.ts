@@ -11,15 +11,9 @@ import type { ConfigDirs } from '../registry/types.js';
 import { watch as watchHere, type Watcher, type WatchOptions } from '../registry/watch/watch.js';
 import type { HostRecord } from './read.js';
 import { startHostsWatch, type HostsWatchEngine } from './watch-api-engine.js';
+import type { HostsWatchOptions } from './watch-types.js';
 
-export interface HostsWatchOptions extends WatchOptions {
-  /** ssh destinations; `'local'` is this machine (the ordinary watch). At least one. */
-  hosts: readonly string[];
-  /** Per remote read, the whole round trip (default 15 s). */
-  timeoutMs?: number;
-  /** Config dirs the remotes read (default: each remote's CLAUDE_CONFIG_DIR, else its ~/.claude). */
-  remoteConfigDirs?: readonly string[];
-}
+export type { HostsWatchOptions } from './watch-types.js';
 
 /**
  * Emits `added`, `changed`, `died`, `removed` and `change` (each a HostWatchEvent), `host`

@@ -8,7 +8,7 @@ import type { EventEmitter } from 'node:events';
 import { transition } from '../registry/watch/diff.js';
 import { LOCAL_HOST, readHosts, type HostRecord, type HostScan, type HostState } from './read.js';
 import { checkHostName, checkTimeoutMs, MAX_TIMEOUT_MS } from './transport.js';
-import type { HostStateEvent, HostWatchEvent, HostWatchOptions } from './watch.js';
+import type { HostStateEvent, HostWatchEvent, HostWatchOptions } from './watch-types.js';
 
 export const DEFAULT_HOST_INTERVAL_MS = 2000;
 export const MAX_BACKOFF_MS = 60_000;

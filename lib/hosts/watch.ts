@@ -11,28 +11,11 @@
  * compiles neither the engine nor the ssh transport.
  */
 import { EventEmitter } from 'node:events';
-import type { WatchEvent } from '../registry/watch/diff.js';
-import type { HostReadOptions, HostRecord, HostState } from './read.js';
 import { startHostWatch, type HostWatchEngine } from './watch-engine.js';
+import type { HostWatchOptions } from './watch-types.js';
 
 export { DEFAULT_HOST_INTERVAL_MS, MAX_BACKOFF_MS } from './watch-engine.js';
-
-/** A record event, as the local watcher's, with the record's host. */
-export type HostWatchEvent = WatchEvent & { host: string; record: HostRecord };
-
-/** A host's state changed: the first answer, a lost connection (`unreachable`, `timeout`…), a return. */
-export interface HostStateEvent {
-  host: string;
-  state: HostState;
-  detail: string | undefined;
-  /** When this state was measured (this machine's clock, ms). */
-  time: number;
-}
-
-export interface HostWatchOptions extends HostReadOptions {
-  /** Between two reads of a host that answers, in ms (default 2000). */
-  intervalMs?: number;
-}
+export type { HostStateEvent, HostWatchEvent, HostWatchOptions } from './watch-types.js';
 
 /**
  * Emits `change` (HostWatchEvent), `host` (HostStateEvent) and `error`. Remote hosts only: `local` is
