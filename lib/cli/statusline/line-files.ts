@@ -263,6 +263,7 @@ export class LineFiles {
         closeSync(fd);
       }
       if (this.seconds) this.bumpMtime(temp, own);
+      else this.keepNewer(temp, Number(written.mtimeNs) / 1e6, own);
       renameSync(temp, join(this.dir, String(pid)));
       // The folder may have been swapped between the check and the rename: the name must be our file.
       this.folder.holds(String(pid), written);
@@ -272,16 +273,19 @@ export class LineFiles {
     }
   }
 
+  /**
+   * Fine comparisons: a file written within the same clock tick as its record (tmpfs and ext4 stamp
+   * files with a coarse clock, a tick of 1 to 10 ms) has the record's mtime, and `-nt` is false for
+   * equal times: such a file is set a millisecond past its newest record.
+   */
+  private keepNewer(path: string, mtimeMs: number, own: readonly SessionRecord[]): void {
+    const newest = newestMtimeMs(own);
+    if (mtimeMs <= newest) utimesSync(path, new Date(), new Date(Math.floor(newest) + 1));
+  }
+
   /** Whole-second comparisons: the file must be at least a second newer than its record to test newer. */
   private bumpMtime(path: string, own: readonly SessionRecord[]): void {
-    let newest = 0;
-    for (const r of own) {
-      try {
-        newest = Math.max(newest, statSync(r.path).mtimeMs);
-      } catch {
-        // the record is gone meanwhile: the next event removes this file
-      }
-    }
+    const newest = newestMtimeMs(own);
     const wanted = (Math.floor(newest / 1000) + 1) * 1000;
     if (wanted > Date.now()) utimesSync(path, new Date(), new Date(wanted));
   }
@@ -307,4 +311,17 @@ export class LineFiles {
     // EOF for the guardian: it finds nothing left, and its exit gives the lock back for good.
     this.guardian?.stdin?.destroy();
   }
+}
+
+/** The newest mtime of a session's record files, in ms (0 when none is left). */
+function newestMtimeMs(own: readonly SessionRecord[]): number {
+  let newest = 0;
+  for (const r of own) {
+    try {
+      newest = Math.max(newest, statSync(r.path).mtimeMs);
+    } catch {
+      // the record is gone meanwhile: the next event removes this file
+    }
+  }
+  return newest;
 }
