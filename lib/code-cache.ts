@@ -1,7 +1,8 @@
 /**
- * The per-user V8 code cache shared by the CLI's executable (lib/cli/launch.ts) and the library's ES
- * module entry (lib/library-entry.ts), on a Node without a compile cache of its own for them: one file per
- * bundle, package version, Node version, architecture and V8 flags in `$XDG_CACHE_HOME/claude-ps/`
+ * The per-user V8 code cache shared by the CLI's executable (lib/cli/launch.ts, on a Node without a
+ * compile cache of its own) and the library's ES module entry (lib/library-entry.ts, on every Node:
+ * Node's compile cache is the application's to turn on): one file per bundle, package version, Node
+ * version, architecture, V8 flags and bundle path in `$XDG_CACHE_HOME/claude-ps/`
  * (else `~/.cache/claude-ps/`), its first line the identity of the source it was made from (size,
  * mtime, ctime, inode of the descriptor the source was read from) and the keys of what it holds. Read
  * without following a symlink or blocking on a FIFO, only from a file of this user's that nobody else
@@ -38,20 +39,38 @@ export function flagsOf(execArgv: readonly string[]): string[] {
 }
 
 /** This user's cache folder and, in it, the file for this package, Node and flags; undefined where there is no such place. */
-export function cachePlace(bundleName: string): CachePlace | undefined {
+export function cachePlace(bundleName: string, sourcePath: string): CachePlace | undefined {
   const { env } = process;
-  const base = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : env.HOME?.startsWith('/') ? `${env.HOME}/.cache` : undefined;
-  if (base === undefined) return undefined;
-  // The flags V8 checks the data against, in a short stable form (no character a file name cannot hold).
-  const flags = `${flagsOf(process.execArgv).join(' ')} ${env.NODE_OPTIONS ?? ''}`;
+  const given = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : env.HOME?.startsWith('/') ? `${env.HOME}/.cache` : undefined;
+  // Without trailing slashes: the folder's parent is what is before its last one.
+  const base = given?.replace(/\/+$/, '');
+  if (!base) return undefined;
+  // The flags V8 checks the data against, and the bundle's own path: two installs of one version
+  // (a project's and a global one) would otherwise replace each other's file on every run. In a short
+  // stable form (no character a file name cannot hold).
+  const key = `${flagsOf(process.execArgv).join(' ')} ${env.NODE_OPTIONS ?? ''}\0${sourcePath}`;
   let h = 0x811c9dc5;
-  for (let i = 0; i < flags.length; i++) h = Math.imul(h ^ flags.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
   return { base, file: `${base}/claude-ps/${bundleName}-${__CLAUDE_PS_VERSION__}-node${process.versions.node}-${process.arch}-${(h >>> 0).toString(16)}.v8cache` };
 }
 
 /**
+ * A check of the data V8 is handed, from its length and one byte of every 61. A release V8 does not
+ * verify its data's checksum: a file whose first line matches over a damaged body (a block zeroed by
+ * a crash, a disk error) would crash every run in V8's deserializer until someone deleted it. Every
+ * byte would cost ~2-4 ms of JS per run (the loop gets compiled on the stack) and node:zlib's crc32 ~5
+ * ms to load; a sample costs ~0.2 ms and finds a damaged block or a cut. The file is also synced
+ * before it is renamed into place, so a crash leaves the old file or a whole new one.
+ */
+export function dataCheck(data: Uint8Array): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < data.length; i += 61) h = Math.imul(h ^ data[i]!, 0x01000193);
+  return `${data.length}.${(h >>> 0).toString(16)}`;
+}
+
+/**
  * The cached data for this bundle and the commands whose runs it holds (its first line: the identity,
- * a tab, the command keys), or undefined when anything is off.
+ * a tab, the command keys, a tab, the data's check), or undefined when anything is off.
  */
 export function readCache(fs: typeof Fs, file: string, identity: string): { data: Buffer; keys: string[] } | undefined {
   let fd: number | undefined;
@@ -59,11 +78,13 @@ export function readCache(fs: typeof Fs, file: string, identity: string): { data
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
     const st = fs.fstatSync(fd);
     if (!st.isFile() || st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0 || st.size > 64 << 20) return undefined;
-    const data = fs.readFileSync(fd);
-    const end = data.indexOf(10);
+    const whole = fs.readFileSync(fd);
+    const end = whole.indexOf(10);
     if (end < 0 || end > 4096) return undefined;
-    const [id, keys = ''] = data.subarray(0, end).toString('latin1').split('\t');
-    return id === identity ? { data: data.subarray(end + 1), keys: keys.split(' ').filter(Boolean) } : undefined;
+    const [id, keys = '', check] = whole.subarray(0, end).toString('latin1').split('\t');
+    if (id !== identity) return undefined;
+    const data = whole.subarray(end + 1);
+    return check === dataCheck(data) ? { data, keys: keys.split(' ').filter(Boolean) } : undefined;
   } catch {
     return undefined;
   } finally {
@@ -86,7 +107,7 @@ function isOwnFolder(fs: typeof Fs, path: string, follow: boolean): boolean {
  * somebody else's, e.g. root running with a user's HOME), to a temporary file renamed into place.
  * Temporary files of runs killed mid-write, a minute old, are removed. Every failure is silent.
  */
-export function writeCache(fs: typeof Fs, { base, file }: CachePlace, head: string, data: Buffer): void {
+export function writeCache(fs: typeof Fs, { base, file }: CachePlace, identity: string, keys: readonly string[], data: Buffer): void {
   const dir = file.slice(0, file.lastIndexOf('/'));
   const temp = `${file}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
@@ -107,7 +128,13 @@ export function writeCache(fs: typeof Fs, { base, file }: CachePlace, head: stri
         // another run's, removed meanwhile
       }
     }
-    fs.writeFileSync(temp, Buffer.concat([Buffer.from(head), data]), { mode: 0o600, flag: 'wx' });
+    const fd = fs.openSync(temp, 'wx', 0o600);
+    try {
+      fs.writeFileSync(fd, Buffer.concat([Buffer.from(`${identity}\t${keys.join(' ')}\t${dataCheck(data)}\n`, 'latin1'), data]));
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
     fs.renameSync(temp, file);
   } catch {
     try {

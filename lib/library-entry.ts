@@ -72,21 +72,36 @@ export function loadLibrary(entryUrl: string, buildId: string, bundled: () => Ex
   }
   // node:module (and the source-map code it brings) only when a require is made: most runs make none.
   const createRequire = (from: string): NodeJS.Require => builtin<typeof NodeModule>('node:module').createRequire(from);
-  if (process.env.NODE_DISABLE_COMPILE_CACHE || (process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled) {
-    return createRequire(file)(file) as Exports;
+  const plain = () => createRequire(file)(file) as Exports;
+  // Node's own loader where it must see the file: a policy manifest holds the core to its integrity
+  // (a vm.Script would skip that check), and Node maps the stacks of modules, not of a script.
+  const nodeOptions = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
+  if (process.env.NODE_DISABLE_COMPILE_CACHE || (process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled || /--(experimental-policy|policy-integrity)\b/.test(nodeOptions)) {
+    return plain();
   }
   const { Script } = builtin<typeof Vm>('node:vm');
-  const place = process.getuid ? cachePlace('lib-index') : undefined;
+  const place = process.getuid ? cachePlace('lib-index', file) : undefined;
   const cached = place ? readCache(fs, place.file, opened.identity) : undefined;
   const script = new Script(opened.source, { filename: file, cachedData: cached?.data });
-  if (place && (cached === undefined || script.cachedDataRejected === true)) {
-    // At exit, so the functions this run compiled are in it too; not after a long run, whose V8 may
-    // have flushed the bytecode of what it has not run for a while.
+  const accepted = cached !== undefined && script.cachedDataRejected !== true;
+  const keys = accepted ? cached.keys : [];
+  if (place) {
+    // At exit, so the functions this run compiled are in it too: written when there was none V8
+    // took, and once more by the first run that reads (`read`, set by the core's scan) when the data
+    // came from one that did not. Never by a long run, whose V8 may have flushed the bytecode of what
+    // it has not run for a while, and never smaller than the data it replaces.
     process.once('exit', () => {
-      if (process.uptime() <= 5) writeCache(fs, place, `${opened.identity}\t\n`, script.createCachedData());
+      const read = (globalThis as Record<symbol, unknown>)[Symbol.for('claude-ps.read')] === true;
+      if ((accepted && (!read || keys.includes('read'))) || process.uptime() > 5) return;
+      const data = script.createCachedData();
+      if (accepted && data.length < cached.data.length) return;
+      writeCache(fs, place, opened.identity, read ? ['read'] : [], data);
     });
   }
-  const run = script.runInThisContext() as CoreFunction;
+  const run = script.runInThisContext() as CoreFunction | undefined;
+  // The script's value is the core's function unless a global `module` whose exports are the global
+  // object fooled its first line into running as a module: then Node's loader, which gives it its own.
+  if (typeof run !== 'function') return plain();
   // The core's requires: Node's built-ins, and its extras beside it (the same module cache as a require).
   let requireHere: NodeJS.Require | undefined;
   const requireForCore = (id: string): unknown => (id.startsWith('node:') ? builtin(id) : (requireHere ??= createRequire(file))(id));

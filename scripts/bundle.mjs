@@ -111,15 +111,16 @@ const CHECKER_ROOTS = ['lib/index.ts', ...LIBRARY_ROOTS, ...CLI_ROOTS];
 /**
  * The library's core, dist/index.cjs, is both a CommonJS module (what `require('claude-ps')` and a
  * bundler load) and a script whose value is the module's function (what the ES module entry runs
- * through V8's code cache: lib/library-entry.ts). Node calls a module with `this` = module.exports,
- * a bundler's CommonJS wrapper too; a script's `this` is the global object. Its first characters name
+ * through V8's code cache: lib/library-entry.ts). Node calls a module with `this` = exports =
+ * module.exports, a bundler's CommonJS wrapper too; a script's `this` is the global object, which a
+ * REPL's or a page's global `module` and `exports` are not both. Its first characters name
  * the build, so the entry never runs a core of another. No line of the core moves: the banner is
  * one line of its own, and the source map counts it.
  */
 const coreWrap = (buildId) => ({
   banner: {
     js:
-      `/* claude-ps core ${buildId} */ (function (f) { return typeof module === "object" && module !== null && this === module.exports ? ` +
+      `/* claude-ps core ${buildId} */ (function (f) { return typeof module === "object" && module !== null && typeof exports === "object" && exports === this && module.exports === this ? ` +
       // As a module, the core's extras come through a require the bundler of an app sees (the core's
       // own `require` is the inner function's parameter), and an ES module bundle has no __filename.
       'f(exports, require, module, typeof __filename === "string" ? __filename : undefined, typeof __dirname === "string" ? __dirname : undefined, function () { return require("./extras.cjs"); }) : f; })' +

@@ -58,7 +58,7 @@ function wrap(source: string): string {
 function runWithCodeCache(): void {
   const fs = require('node:fs') as typeof Fs;
   const { Script } = require('node:vm') as typeof import('node:vm');
-  const place = process.getuid ? cachePlace(bundleName) : undefined;
+  const place = process.getuid ? cachePlace(bundleName, bundle) : undefined;
   const { source, identity } = readSource(fs, bundle);
   const cached = place && identity ? readCache(fs, place.file, identity) : undefined;
   const script = new Script(wrap(source), { filename: bundle, cachedData: cached?.data });
@@ -78,7 +78,7 @@ function runWithCodeCache(): void {
       if (process.uptime() > 5) return;
       const data = script.createCachedData();
       if (accepted && data.length < cached.data.length) return;
-      writeCache(fs, place, `${identity}\t${[...keys, ...(typeof ran === 'string' ? [ran] : [])].join(' ')}\n`, data);
+      writeCache(fs, place, identity, [...keys, ...(typeof ran === 'string' ? [ran] : [])], data);
     });
   }
   const run = script.runInThisContext() as (

@@ -142,6 +142,9 @@ describe.skipIf(hasCompileCache)('the CLI code cache (Node without module.enable
       Buffer.concat([head, good.subarray(head.length, head.length + 100)]), // truncated
       Buffer.concat([head, Buffer.alloc(good.length - head.length, 0xff)]),
       Buffer.concat([Buffer.from('1 2\n'), good.subarray(head.length)]), // another bundle's
+      // A block zeroed under an intact first line (a crash before the data reached the disk): a
+      // release V8 does not check its data, and deserializing it crashed every later run.
+      Buffer.concat([head, good.subarray(head.length, head.length + 8192), Buffer.alloc(4096), good.subarray(head.length + 8192 + 4096)]),
     ];
     for (const content of bad) {
       writeFileSync(file, content, { mode: 0o600 });

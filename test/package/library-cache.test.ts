@@ -106,6 +106,8 @@ describe.skipIf(!built || process.platform === 'win32')('the library entry\'s co
       whole.subarray(0, whole.length >> 1),
       Buffer.concat([Buffer.from('1 2 3 4\t\n'), whole.subarray(head.length)]), // another core's identity
       Buffer.alloc(0),
+      // A block zeroed under an intact first line: V8 would crash in its deserializer, on every import.
+      Buffer.concat([head, whole.subarray(head.length, head.length + 8192), Buffer.alloc(4096), whole.subarray(head.length + 8192 + 4096)]),
     ]) {
       writeFileSync(file, bad, { mode: 0o600 });
       const was = identity(file);
@@ -150,6 +152,42 @@ describe.skipIf(!built || process.platform === 'win32')('the library entry\'s co
     expect(ran.status).toBe(0);
     expect(JSON.parse(ran.stdout)).toEqual(expected);
     expect(cacheFiles()).toEqual([]);
+  });
+
+  it('is made again, once, by the first run that reads, when the run that made it did not', () => {
+    const importOnly = [
+      `import(${JSON.stringify(ENTRY)})`,
+      '  .then((lib) => process.stdout.write(JSON.stringify(typeof lib.defaultConfigDir())))',
+      '  .catch((e) => { process.stdout.write(JSON.stringify({ error: e.message })); });',
+    ].join('\n');
+    const ran = spawnSync(process.execPath, ['-e', importOnly], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: xdg } });
+    expect(ran.stdout).toBe('"string"');
+    const file = theFile();
+    const keys = () => readFileSync(file).subarray(0, readFileSync(file).indexOf(10)).toString('latin1').split('\t')[1];
+    expect(keys()).toBe('');
+    const unread = identity(file);
+    expect(importOnce()).toEqual(expected);
+    expect(identity(file)).not.toBe(unread);
+    expect(keys()).toBe('read');
+    const read = identity(file);
+    expect(importOnce()).toEqual(expected);
+    expect(spawnSync(process.execPath, ['-e', importOnly], { encoding: 'utf8', env: { ...process.env, XDG_CACHE_HOME: xdg } }).stdout).toBe('"string"');
+    expect(identity(file)).toBe(read);
+  });
+
+  it('keeps one file per install: two copies of one version do not replace each other\'s', () => {
+    const root = mkdtempSync(join(work, 'second-install-'));
+    for (const entry of ['package.json', 'binding.gyp']) cpSync(join(ROOT, entry), join(root, entry));
+    cpSync(join(ROOT, 'dist'), join(root, 'dist'), { recursive: true });
+    const other = join(root, 'dist/index.js');
+    expect(importOnce()).toEqual(expected);
+    expect(importOnce({}, { entry: other })).toEqual(expected);
+    const files = cacheFiles().sort();
+    expect(files).toHaveLength(2);
+    const before = files.map((f) => identity(join(cacheDir(), f)));
+    expect(importOnce()).toEqual(expected);
+    expect(importOnce({}, { entry: other })).toEqual(expected);
+    expect(cacheFiles().sort().map((f) => identity(join(cacheDir(), f)))).toEqual(before);
   });
 
   it('concurrent first imports all answer, and leave one whole file and no temporary one', async () => {
@@ -208,6 +246,32 @@ describe.skipIf(!built)('the library entry', () => {
     rmSync(core);
     const missing = importOnce({}, { entry: join(root, 'dist/index.js') }) as { error: string };
     expect(missing.error).toMatch(/^claude-ps: its core, index\.cjs, did not load from beside .*ENOENT.*ship index\.cjs and extras\.cjs beside the bundle\)$/);
+  });
+
+  it('leaves the core to Node\'s loader under a policy manifest, which then checks its integrity', () => {
+    const policy = join(work, `policy-${Date.now()}.json`);
+    const integrity = (path: string) => `sha384-${spawnSync('openssl', ['dgst', '-sha384', '-binary', path]).stdout.toString('base64')}`;
+    const run = (core: string) => {
+      const resources = {
+        [`file://${ENTRY}`]: { integrity: integrity(ENTRY), dependencies: true },
+        [`file://${join(ROOT, 'dist/index.cjs')}`]: { integrity: core, dependencies: true },
+      };
+      writeFileSync(policy, JSON.stringify({ scopes: { 'file:': { integrity: true, dependencies: true } }, resources }));
+      return spawnSync(process.execPath, ['--experimental-policy', policy, '--no-warnings', '-e', importScript(ENTRY)], {
+        encoding: 'utf8',
+        env: { ...process.env, CLAUDE_PS_BACKEND: '', XDG_CACHE_HOME: xdg },
+      });
+    };
+    const refused = run('sha384-AAAA');
+    expect(JSON.parse(refused.stdout)).toEqual({ error: expect.stringMatching(/index\.cjs.* does not match the expected integrity/) });
+    expect(cacheFiles()).toEqual([]);
+    const allowed = run(integrity(join(ROOT, 'dist/index.cjs')));
+    expect(allowed.stderr).toBe('');
+    expect(JSON.parse(allowed.stdout)).toEqual(expected);
+  });
+
+  it('runs as a script even where a global `module` has the global object for exports (a REPL that set it)', () => {
+    expect(importOnce({}, { before: 'globalThis.module = { exports: globalThis }; globalThis.exports = globalThis;' })).toEqual(expected);
   });
 
   it('says which Node it needs where process.getBuiltinModule is missing (before Node 20.16)', () => {

@@ -4,7 +4,7 @@
  * that looks fresh once the watcher is gone — stopped cleanly, killed with -9, or stopped then killed.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,18 +152,28 @@ describe('watch --statusline-dir', () => {
     await until(() => read(dir, a.pid) === undefined, "the removed session's file to go");
   });
 
-  it('rewrites a session\'s own file whenever its record changes, so the file is newer than the record', async () => {
+  it('rewrites a session\'s own file whenever its record changes, so the file is newer than the record, even one stamped at or after the write (a coarse or skewed clock)', async () => {
     const { reg, dir, live } = setup();
     live(a, { status: 'idle' });
     live(b, { status: 'idle' });
     watch(reg, dir);
     await until(() => read(dir, a.pid) === '1 idle\n', 'the file');
     const record = reg.path(`${a.pid}.json`);
+    const newer = () => statSync(join(dir, String(a.pid)), { bigint: true }).mtimeNs > statSync(record, { bigint: true }).mtimeNs;
     for (const status of ['busy', 'idle', 'busy']) {
       await new Promise((r) => setTimeout(r, 50));
       live(a, { status }); // the line for a does not change: b is still idle
-      await until(() => statSync(join(dir, String(a.pid))).mtimeMs > statSync(record).mtimeMs, 'the file to be newer');
+      await until(newer, 'the file to be newer');
     }
+    // The record arrives as Claude Code writes it (a rename), stamped 3 s ahead: a file written now
+    // would be older than it, as one written within the record's clock tick would be as old.
+    const next = join(reg.configDir, 'next-record');
+    writeFileSync(next, JSON.stringify(sessionRecord(a.pid, { procStart: procStartTicks(a.pid), status: 'idle' })));
+    const ahead = new Date(Date.now() + 3000);
+    utimesSync(next, ahead, ahead);
+    renameSync(next, record);
+    await until(newer, 'the file to be newer than its record stamped ahead');
+    expect(spawnSync('sh', ['-c', `[ "${join(dir, String(a.pid))}" -nt "${record}" ]`]).status).toBe(0);
   });
 
   it.skipIf(!isRoot)('removes a file it cannot rewrite (a full disk): an old line never stays up, nor after a clean stop', async () => {

@@ -263,7 +263,7 @@ export class LineFiles {
         closeSync(fd);
       }
       if (this.seconds) this.bumpMtime(temp, own);
-      else this.keepNewer(temp, Number(written.mtimeNs) / 1e6, own);
+      else this.keepNewer(temp, written.mtimeNs, own);
       renameSync(temp, join(this.dir, String(pid)));
       // The folder may have been swapped between the check and the rename: the name must be our file.
       this.folder.holds(String(pid), written);
@@ -276,16 +276,18 @@ export class LineFiles {
   /**
    * Fine comparisons: a file written within the same clock tick as its record (tmpfs and ext4 stamp
    * files with a coarse clock, a tick of 1 to 10 ms) has the record's mtime, and `-nt` is false for
-   * equal times: such a file is set a millisecond past its newest record.
+   * equal times: such a file is set two milliseconds past its newest record.
    */
-  private keepNewer(path: string, mtimeMs: number, own: readonly SessionRecord[]): void {
-    const newest = newestMtimeMs(own);
-    if (mtimeMs <= newest) utimesSync(path, new Date(), new Date(Math.floor(newest) + 1));
+  private keepNewer(path: string, mtimeNs: bigint, own: readonly SessionRecord[]): void {
+    // In nanoseconds, as `-nt` compares: two ways of making milliseconds of one time can differ. The
+    // new time is given in seconds (a double, ~0.2 us apart here): 2 ms past, so it lands past for sure.
+    const newest = newestMtimeNs(own);
+    if (mtimeNs <= newest) utimesSync(path, new Date(), Number(newest / 1_000_000n + 2n) / 1000);
   }
 
   /** Whole-second comparisons: the file must be at least a second newer than its record to test newer. */
   private bumpMtime(path: string, own: readonly SessionRecord[]): void {
-    const newest = newestMtimeMs(own);
+    const newest = Number(newestMtimeNs(own) / 1_000_000n);
     const wanted = (Math.floor(newest / 1000) + 1) * 1000;
     if (wanted > Date.now()) utimesSync(path, new Date(), new Date(wanted));
   }
@@ -313,12 +315,13 @@ export class LineFiles {
   }
 }
 
-/** The newest mtime of a session's record files, in ms (0 when none is left). */
-function newestMtimeMs(own: readonly SessionRecord[]): number {
-  let newest = 0;
+/** The newest mtime of a session's record files, in ns (0 when none is left). */
+function newestMtimeNs(own: readonly SessionRecord[]): bigint {
+  let newest = 0n;
   for (const r of own) {
     try {
-      newest = Math.max(newest, statSync(r.path).mtimeMs);
+      const { mtimeNs } = statSync(r.path, { bigint: true });
+      if (mtimeNs > newest) newest = mtimeNs;
     } catch {
       // the record is gone meanwhile: the next event removes this file
     }

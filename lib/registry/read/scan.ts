@@ -228,8 +228,16 @@ function readFolder(dir: string, liveOnly: boolean, delay: number): Folder {
   }
 }
 
+/**
+ * Set by the first read of a process, for the library's ES module entry (lib/library-entry.ts): the code
+ * cache a run writes at exit holds what that run compiled, so a cache made by a run that never read is
+ * made again, once, by the first run that does.
+ */
+export const READ_MARK = Symbol.for('claude-ps.read');
+
 function scan(configDirs: ConfigDirs, options: ReadOptions | undefined, liveOnly: boolean): ScanResult {
   const { retryDelayMs: delay, env } = checkReadOptions(options);
+  (globalThis as Record<symbol, unknown>)[READ_MARK] = true;
   return finish(resolveSessionsDirs(configDirs, env).map((dir) => readFolder(dir, liveOnly, delay)));
 }
 
@@ -296,6 +304,7 @@ async function readFolderAsync(dir: string, liveOnly: boolean, delay: number): P
 
 async function scanAsync(configDirs: ConfigDirs, options: ReadOptions | undefined, liveOnly: boolean): Promise<ScanResult> {
   const { retryDelayMs: delay, env } = checkReadOptions(options);
+  (globalThis as Record<symbol, unknown>)[READ_MARK] = true;
   return finish(await Promise.all(resolveSessionsDirs(configDirs, env).map((dir) => readFolderAsync(dir, liveOnly, delay))));
 }
 
