@@ -141,7 +141,7 @@ const lazyLibrary = lazyBuilds({
   extrasPlugins: [builtinsFromProcess],
   // Built-ins from process.getBuiltinModule, as the extras take them: an app's ES module bundle brings
   // the core in as CommonJS too (lib/library-entry.ts), where a plain require of one throws.
-  cores: [{ format: 'cjs', outfile: 'dist/index.cjs', plugins: [nodeModuleOnFirstCall, builtinsFromProcess], wrap: coreWrap }],
+  cores: [{ outfile: 'dist/index.cjs', plugins: [nodeModuleOnFirstCall, builtinsFromProcess], wrap: coreWrap }],
 });
 
 /** Fails the build on any import of a Node built-in: the ES module entry takes them from process.getBuiltinModule. */
@@ -191,7 +191,7 @@ const lazyCli = lazyBuilds({
   extrasFile: 'cli-extras.cjs',
   holds: 'every command but list, count, summary, has-interactive and statusline',
   advice: 'a partial install: reinstall claude-ps',
-  cores: [{ format: 'cjs', outfile: 'dist/cli-main.cjs', plugins: [nodeModuleOnFirstCall] }],
+  cores: [{ outfile: 'dist/cli-main.cjs', plugins: [nodeModuleOnFirstCall] }],
 });
 // dist/cli-count.cjs and dist/cli-statusline.cjs: one command each (lib/cli/bin/), what the launcher
 // runs for that command with no host flag (lib/cli/launch.ts): ~45 and ~70 KB to compile or to read

@@ -4,8 +4,8 @@
 // every command but the five a statusline, a poller or a guard runs), so its code cache and its source
 // hold only those (scripts/bundle.mjs).
 //
-// A lazy root's functions are synchronous (prune()), so the extras file is CommonJS, which both
-// library builds can load at once. It must share every module with the core that loaded it (one
+// A lazy root's functions are synchronous (prune()), so the extras file is CommonJS, which the
+// (CommonJS) core can load at once. It must share every module with the core that loaded it (one
 // backend, one parse memo, one class per error for instanceof), so it bundles none of them: the file
 // is a factory, `module.exports = function (__core) { … }`, and each import of a module the core
 // holds reads that module's live namespace from `__core`. The build fails if a module ends up in both.
@@ -115,19 +115,14 @@ function stubText(index, kinds, dynamic) {
 
 /**
  * The core's loader: the namespaces handed over, the factory loaded once and checked to be of this
- * build. The ESM build asks `__claudePsRequire` (its footer, outside what esbuild rewrites) for the
- * file: through createRequire beside this module, else a plain `require`, which a bundler that
- * copied this module elsewhere (esbuild, webpack) has turned into the bundled extras.
+ * build. Every core is CommonJS (the library's ES module entry runs the CommonJS core:
+ * lib/library-entry.ts); `__claudePsExtras` is a require of the extras a core's banner may hand in, one
+ * an app's bundler sees and follows (scripts/bundle.mjs, coreWrap).
  */
-function loaderText(format, handed, parts, buildId) {
+function loaderText(handed, parts, buildId) {
   const { extrasFile, holds, advice } = parts;
   const imports = handed.map((file, i) => `import * as m${i} from ${JSON.stringify(`./${file}`)};`);
-  const load =
-    format === 'esm'
-      ? `import { createRequire } from 'node:module';\nconst load = () => __claudePsRequire(createRequire, import.meta.url);`
-      : // __claudePsExtras: a core's banner may hand in its own require of the extras, one an app's
-        // bundler sees and follows (scripts/bundle.mjs, coreWrap).
-        `const load = () => (typeof __claudePsExtras === 'function' ? __claudePsExtras() : require('./${extrasFile}'));`;
+  const load = `const load = () => (typeof __claudePsExtras === 'function' ? __claudePsExtras() : require('./${extrasFile}'));`;
   return [
     ...imports,
     load,
@@ -147,23 +142,6 @@ function loaderText(format, handed, parts, buildId) {
   ].join('\n');
 }
 
-/** The footer of an ESM core: the one `require` esbuild must not rewrite (see loaderText). */
-function esmFooter(extrasFile) {
-  return [
-    'function __claudePsRequire(createRequire, url) {',
-    '  try {',
-    `    return createRequire(url)("./${extrasFile}");`,
-    '  } catch (error) {',
-    '    try {',
-    `      return require("./${extrasFile}");`,
-    '    } catch {',
-    '      throw error;',
-    '    }',
-    '  }',
-    '}',
-  ].join('\n');
-}
-
 /** Resolves an import as esbuild would, from inside a plugin (marked, so the plugin skips its own call). */
 async function resolved(b, args) {
   const r = await b.resolve(args.path, { kind: args.kind, importer: args.importer, resolveDir: args.resolveDir, pluginData: { inner: true } });
@@ -171,7 +149,7 @@ async function resolved(b, args) {
 }
 
 /** The plugin of a core build: lazy roots become stubs; `claude-ps:lazy` is the loader. */
-function corePlugin(format, parts, handed, buildId, seen) {
+function corePlugin(parts, handed, buildId, seen) {
   const { roots, kinds, extrasFile } = parts;
   const rootIndex = new Map(roots.map((file, i) => [file, i]));
   return {
@@ -192,7 +170,7 @@ function corePlugin(format, parts, handed, buildId, seen) {
           return { contents: stubText(i, kinds[i], namespace === 'lazy-init'), loader: 'js', resolveDir: process.cwd() };
         });
       }
-      b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({ contents: loaderText(format, handed, parts, buildId), loader: 'js', resolveDir: process.cwd() }));
+      b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({ contents: loaderText(handed, parts, buildId), loader: 'js', resolveDir: process.cwd() }));
       b.onLoad({ filter: /.*/, namespace: 'file' }, (args) => {
         seen?.add(rel(args.path));
         return undefined;
@@ -231,7 +209,7 @@ const sourcesOf = (metafile) => new Set(Object.keys(metafile.inputs).filter((f) 
  * options but format and outfile; `roots`: the lazy roots (`checkerRoots`: those of every build of
  * this run, for one TypeScript program); `extrasFile`: its name in dist/; `holds` and `advice`: what
  * it holds and what to do when it cannot load, for the error a user sees; `extrasPlugins`: esbuild
- * plugins of its build; `cores`: [{ format, outfile, plugins, wrap? }], `wrap(buildId)` giving a core's
+ * plugins of its build; `cores` (CommonJS): [{ outfile, plugins, wrap? }], `wrap(buildId)` giving a core's
  * own banner and footer. Returns { files, buildId }.
  */
 export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, holds, advice, extrasPlugins = [], cores }) {
@@ -239,7 +217,7 @@ export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, hol
   // Pass 1: which files the core holds, with stubs in place of the roots; its text names the build.
   const coreFiles = new Set();
   const first = cores[0];
-  const probe = await build({ ...options, format: first.format, write: false, outfile: first.outfile, plugins: [...(first.plugins ?? []), corePlugin(first.format, parts, [], '', coreFiles)] });
+  const probe = await build({ ...options, format: 'cjs', write: false, outfile: first.outfile, plugins: [...(first.plugins ?? []), corePlugin(parts, [], '', coreFiles)] });
   for (const root of roots) coreFiles.delete(root);
   // Pass 2: the extras, taking from the core what it holds. The build id covers both the core's text
   // and the extras' own, so an extras file of other sources is refused even where the core's did not
@@ -265,14 +243,13 @@ export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, hol
   const handed = [...handedSet].sort();
   // Pass 3: the cores, with exactly those namespaces handed over.
   const built = await Promise.all(
-    cores.map(({ format, outfile, plugins = [], wrap }) =>
+    cores.map(({ outfile, plugins = [], wrap }) =>
       build({
         ...options,
-        format,
+        format: 'cjs',
         outfile,
         metafile: true,
-        plugins: [...plugins, corePlugin(format, parts, handed, buildId)],
-        ...(format === 'esm' ? { footer: { js: esmFooter(extrasFile) } } : {}),
+        plugins: [...plugins, corePlugin(parts, handed, buildId)],
         // A core's own banner and footer, which may name the build (`wrap(buildId)`).
         ...(wrap ? wrap(buildId) : {}),
       }),
