@@ -101,12 +101,38 @@ const common = {
   },
 };
 
-// The library keeps its names and one statement per line, so a stack trace or the source line Node
-// prints for an uncaught error stays readable; syntax is still minified (less to parse at start-up).
-const library = { ...common, entryPoints: ['lib/index.ts'], minifySyntax: true };
-
 // One TypeScript program for every export list of this run.
 const CHECKER_ROOTS = ['lib/index.ts', ...LIBRARY_ROOTS, ...CLI_ROOTS];
+const API = valueExports('lib/index.ts', CHECKER_ROOTS);
+
+/**
+ * The CommonJS core's entry: lib/index.ts's exports, set as plain properties of module.exports once the
+ * core has run. esbuild's own CommonJS form of an ES module entry makes a namespace at the top (a
+ * defineProperty per export) and copies it into module.exports (another getter each), ~20 KB of young
+ * garbage and a getter call per name the ES module entry takes. Every export is a function, a class
+ * or a constant, so a plain value is the same to a caller. The literal's shape is what Node's
+ * cjs-module-lexer reads, so an ES module that imports index.cjs still gets the names.
+ */
+const libraryEntry = {
+  contents: [
+    `import { ${API.join(', ')} } from './lib/index.ts';`,
+    `module.exports = { ${API.join(', ')} };`,
+    "Object.defineProperty(module.exports, '__esModule', { value: true });",
+  ].join('\n'),
+  resolveDir: process.cwd(),
+  sourcefile: 'lib/library-core.cjs.js',
+  loader: 'js',
+};
+
+// The library keeps its names and one statement per line, so a stack trace or the source line Node
+// prints for an uncaught error stays readable; syntax is still minified (less to parse at start-up).
+const library = {
+  ...common,
+  stdin: libraryEntry,
+  minifySyntax: true,
+  // `module` in the entry above is the core's own (scripts/bundle.mjs, coreWrap): on purpose.
+  logOverride: { ...common.logOverride, 'commonjs-variable-in-esm': 'silent' },
+};
 
 /**
  * The library's core, dist/index.cjs, is both a CommonJS module (what `require('claude-ps')` and a
@@ -158,7 +184,7 @@ const noBuiltinImports = {
  * follow (see lib/library-entry.ts).
  */
 const esmEntry = lazyLibrary.then(({ buildId }) => {
-  const names = valueExports('lib/index.ts', CHECKER_ROOTS);
+  const names = API;
   return build({
     ...common,
     stdin: {

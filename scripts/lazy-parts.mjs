@@ -114,19 +114,25 @@ function stubText(index, kinds, dynamic) {
 }
 
 /**
- * The core's loader: the namespaces handed over, the factory loaded once and checked to be of this
+ * The core's loader: the modules handed over, the factory loaded once and checked to be of this
  * build. Every core is CommonJS (the library's ES module entry runs the CommonJS core:
  * lib/library-entry.ts); `__claudePsExtras` is a require of the extras a core's banner may hand in, one
  * an app's bundler sees and follows (scripts/bundle.mjs, coreWrap).
+ *
+ * Each module goes over as an object of getters made when the extras load (`names`: its value
+ * exports), not as an `import * as` namespace: esbuild builds every namespace when the core loads,
+ * with a defineProperty per export, ~80 KB of young garbage and ~1 ms of every cold `import`, which
+ * with the first read's own pushed Node's first scavenge (~3 ms) into the run (`node --trace-gc`).
  */
-function loaderText(handed, parts, buildId) {
+function loaderText(handed, names, parts, buildId) {
   const { extrasFile, holds, advice } = parts;
-  const imports = handed.map((file, i) => `import * as m${i} from ${JSON.stringify(`./${file}`)};`);
+  const imports = handed.map((file, i) => `import { ${names[i].map((n) => `${n} as m${i}_${n}`).join(', ')} } from ${JSON.stringify(`./${file}`)};`);
   const load = `const load = () => (typeof __claudePsExtras === 'function' ? __claudePsExtras() : require('./${extrasFile}'));`;
+  const module = (file, i) => `${JSON.stringify(file)}: { ${names[i].map((n) => `get ${n}() { return m${i}_${n}; }`).join(', ')} }`;
   return [
-    ...imports,
+    ...imports.filter((_, i) => names[i].length > 0),
     load,
-    `const core = { ${handed.map((file, i) => `${JSON.stringify(file)}: m${i}`).join(', ')} };`,
+    `const handover = () => ({ ${handed.map(module).join(', ')} });`,
     'let extras;',
     'export function part() {',
     '  if (extras !== undefined) return extras;',
@@ -137,7 +143,7 @@ function loaderText(handed, parts, buildId) {
     `    throw new Error(\`${extrasFile}, which holds ${holds}, did not load from beside the file that needs it (\${error?.message?.split('\\n')[0]}): ${advice}\`, { cause: error });`,
     '  }',
     `  if (factory?.buildId !== ${JSON.stringify(buildId)}) throw new Error('${extrasFile} is from another build than the file that loads it: reinstall claude-ps');`,
-    '  return (extras = factory(core));',
+    '  return (extras = factory(handover()));',
     '}',
   ].join('\n');
 }
@@ -149,7 +155,7 @@ async function resolved(b, args) {
 }
 
 /** The plugin of a core build: lazy roots become stubs; `claude-ps:lazy` is the loader. */
-function corePlugin(parts, handed, buildId, seen) {
+function corePlugin(parts, handed, buildId, seen, names = []) {
   const { roots, kinds, extrasFile } = parts;
   const rootIndex = new Map(roots.map((file, i) => [file, i]));
   return {
@@ -170,7 +176,7 @@ function corePlugin(parts, handed, buildId, seen) {
           return { contents: stubText(i, kinds[i], namespace === 'lazy-init'), loader: 'js', resolveDir: process.cwd() };
         });
       }
-      b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({ contents: loaderText(handed, parts, buildId), loader: 'js', resolveDir: process.cwd() }));
+      b.onLoad({ filter: /.*/, namespace: 'lazy' }, () => ({ contents: loaderText(handed, names, parts, buildId), loader: 'js', resolveDir: process.cwd() }));
       b.onLoad({ filter: /.*/, namespace: 'file' }, (args) => {
         seen?.add(rel(args.path));
         return undefined;
@@ -224,8 +230,9 @@ export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, hol
   // change; it is put in once the text is known.
   const handedSet = new Set();
   const PLACEHOLDER = '"claude-ps-build-id-to-come"';
+  const { stdin: _coreEntry, ...extrasOptions } = options;
   const extras = await build({
-    ...options,
+    ...extrasOptions,
     entryPoints: ['claude-ps:extras'],
     format: 'cjs',
     outfile: `dist/${extrasFile}`,
@@ -241,6 +248,7 @@ export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, hol
   mkdirSync(dirname(resolve(`dist/${extrasFile}`)), { recursive: true });
   for (const f of extras.outputFiles) writeFileSync(f.path, f.path.endsWith('.map') ? f.text : f.text.replace(PLACEHOLDER, JSON.stringify(buildId)));
   const handed = [...handedSet].sort();
+  const names = handed.map((file) => valueNames(file, checkerRoots));
   // Pass 3: the cores, with exactly those namespaces handed over.
   const built = await Promise.all(
     cores.map(({ outfile, plugins = [], wrap }) =>
@@ -249,7 +257,7 @@ export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, hol
         format: 'cjs',
         outfile,
         metafile: true,
-        plugins: [...plugins, corePlugin(parts, handed, buildId)],
+        plugins: [...plugins, corePlugin(parts, handed, buildId, undefined, names)],
         // A core's own banner and footer, which may name the build (`wrap(buildId)`).
         ...(wrap ? wrap(buildId) : {}),
       }),
@@ -262,6 +270,23 @@ export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, hol
     if (both.length > 0) throw new Error(`${cores[i].outfile} and dist/${extrasFile} both hold ${both.join(', ')}`);
   }
   return { files: [`dist/${extrasFile}`, ...cores.map((c) => c.outfile)], buildId };
+}
+
+/**
+ * Every value export of `file` (a module of `checkerRoots`' program), of any kind, by name: what a
+ * module handed to the extras must offer them.
+ */
+function valueNames(file, checkerRoots) {
+  exportKinds([], checkerRoots);
+  const { program, checker } = shared;
+  const source = program.getSourceFile(resolve(file));
+  const moduleSymbol = source && checker.getSymbolAtLocation(source);
+  if (!moduleSymbol) throw new Error(`${file}: not found by the TypeScript checker`);
+  return checker
+    .getExportsOfModule(moduleSymbol)
+    .filter((exported) => ((exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported).flags & ts.SymbolFlags.Value) !== 0)
+    .map((exported) => exported.getName())
+    .sort();
 }
 
 /** The value exports of `file` (a module of `checkerRoots`' program), by name. */
