@@ -114,7 +114,8 @@ export function isPruneLeftover(name: string): boolean {
  */
 export function strandedClaims(names: readonly string[]): string[] {
   let asides: AsideName[] | undefined;
-  for (const name of names) {
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
     if (name.charCodeAt(0) !== DOT) continue;
     const a = parseAside(name);
     if (a?.kind === 'record') (asides ??= []).push(a);
@@ -133,7 +134,8 @@ export function strandedClaims(names: readonly string[]): string[] {
 export function shadowedCopies(names: readonly string[]): string[] {
   let out: string[] | undefined;
   let present: Set<string> | undefined;
-  for (const name of names) {
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i]!;
     if (name.charCodeAt(0) !== DOT) continue;
     const a = parseAside(name);
     if (a?.kind !== 'record') continue;

@@ -53,11 +53,13 @@ function countOf(text: string, c: string, limit: number): number {
 function costOf(text: string): number {
   let cost = 2 * text.length;
   if (cost > MAX_ENTRY_COST) return Infinity;
-  for (const c of [',', '{', '[']) {
-    cost += VALUE_COST * countOf(text, c, (MAX_ENTRY_COST - cost) / VALUE_COST);
-    if (cost > MAX_ENTRY_COST) return Infinity;
-  }
-  return cost;
+  // Each character spelled out: no array and iterator per record on a cold read path.
+  cost += VALUE_COST * countOf(text, ',', (MAX_ENTRY_COST - cost) / VALUE_COST);
+  if (cost > MAX_ENTRY_COST) return Infinity;
+  cost += VALUE_COST * countOf(text, '{', (MAX_ENTRY_COST - cost) / VALUE_COST);
+  if (cost > MAX_ENTRY_COST) return Infinity;
+  cost += VALUE_COST * countOf(text, '[', (MAX_ENTRY_COST - cost) / VALUE_COST);
+  return cost > MAX_ENTRY_COST ? Infinity : cost;
 }
 
 /** The memo of one folder, about to be read; `folderSize`: the names its listing holds. */

@@ -53,7 +53,9 @@ function decode(bytes: Uint8Array): string {
  * Freezes a parsed document and every object and array in it, so a record's `raw` is immutable all
  * the way down: a claim (and so its raw) is shared by the records of later scans of an unchanged file
  * (parse-memo.ts), and a caller changing raw.peerFeatures must not change what the next scan returns.
- * Iterative: a document may nest 20,000 levels.
+ * Iterative: a document may nest 20,000 levels. Index loops, not for-of: the read path runs once per
+ * process cold (a statusline's, a guard's), where V8's interpreter allocates a result object per
+ * for-of step, ~270 bytes per record of young garbage (see docs/architecture.md, start-up).
  */
 function deepFreeze(doc: object): void {
   const pending: object[] = [doc];
@@ -61,7 +63,10 @@ function deepFreeze(doc: object): void {
     const o = pending.pop()!;
     Object.freeze(o);
     const values: unknown[] = Array.isArray(o) ? o : Object.values(o);
-    for (const v of values) if (typeof v === 'object' && v !== null) pending.push(v);
+    for (let i = 0; i < values.length; i++) {
+      const v = values[i];
+      if (typeof v === 'object' && v !== null) pending.push(v);
+    }
   }
 }
 
