@@ -6,7 +6,7 @@ import { build } from 'esbuild';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { LIBRARY_ROOTS, lazyBuilds, valueExports } from './lazy-parts.mjs';
+import { LIBRARY_ROOTS, lazyBuilds, mutableExports, valueExports } from './lazy-parts.mjs';
 
 const require = createRequire(import.meta.url);
 
@@ -104,20 +104,27 @@ const common = {
 // One TypeScript program for every export list of this run.
 const CHECKER_ROOTS = ['lib/index.ts', ...LIBRARY_ROOTS, ...CLI_ROOTS];
 const API = valueExports('lib/index.ts', CHECKER_ROOTS);
+// Both entries take each export's value once (the CommonJS core's literal below, the ES module entry's
+// destructuring): a `let` or `var` export would be a copy that never follows a later assignment.
+const reassignable = mutableExports('lib/index.ts', CHECKER_ROOTS);
+if (reassignable.length > 0) throw new Error(`lib/index.ts exports ${reassignable.join(', ')}, declared with let or var: both entries copy each export once, so export a const, a function or a class`);
 
 /**
  * The CommonJS core's entry: lib/index.ts's exports, set as plain properties of module.exports once the
  * core has run. esbuild's own CommonJS form of an ES module entry makes a namespace at the top (a
  * defineProperty per export) and copies it into module.exports (another getter each), ~20 KB of young
  * garbage and a getter call per name the ES module entry takes. Every export is a function, a class
- * or a constant, so a plain value is the same to a caller. The literal's shape is what Node's
- * cjs-module-lexer reads, so an ES module that imports index.cjs still gets the names.
+ * or a constant (checked above), so a plain value is the same to a caller. The literal's shape is what
+ * Node's cjs-module-lexer reads, so an ES module that imports index.cjs still gets the names.
  */
 const libraryEntry = {
   contents: [
     `import { ${API.join(', ')} } from './lib/index.ts';`,
-    `module.exports = { ${API.join(', ')} };`,
+    // In name order, as esbuild's namespace listed them; frozen, as its getters could not be set either:
+    // no module of an app replaces hasLiveInteractive for the others.
+    `module.exports = { ${[...API].sort().join(', ')} };`,
     "Object.defineProperty(module.exports, '__esModule', { value: true });",
+    'Object.freeze(module.exports);',
   ].join('\n'),
   resolveDir: process.cwd(),
   sourcefile: 'lib/library-core.cjs.js',

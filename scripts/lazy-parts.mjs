@@ -289,6 +289,22 @@ function valueNames(file, checkerRoots) {
     .sort();
 }
 
+/** The exports of `file` declared with `let` or `var` (following re-exports to their declarations). */
+export function mutableExports(file, checkerRoots) {
+  exportKinds([], checkerRoots);
+  const { program, checker } = shared;
+  const source = program.getSourceFile(resolve(file));
+  const moduleSymbol = source && checker.getSymbolAtLocation(source);
+  if (!moduleSymbol) throw new Error(`${file}: not found by the TypeScript checker`);
+  return checker
+    .getExportsOfModule(moduleSymbol)
+    .filter((exported) => {
+      const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
+      return (symbol.declarations ?? []).some((d) => ts.isVariableDeclaration(d) && (ts.getCombinedNodeFlags(d) & ts.NodeFlags.Const) === 0);
+    })
+    .map((exported) => exported.getName());
+}
+
 /** The value exports of `file` (a module of `checkerRoots`' program), by name. */
 export function valueExports(file, checkerRoots) {
   return exportKinds([file], checkerRoots)[0].map((k) => k.name);

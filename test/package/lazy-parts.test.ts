@@ -168,6 +168,39 @@ describe.skipIf(!built).each(builds)('the %s build', (_, load) => {
   });
 });
 
+describe.skipIf(!built)('the CommonJS core\'s exports', () => {
+  it('are a frozen object of plain values in name order, which an ES module importing index.cjs reads too', () => {
+    const cjs = JSON.stringify(join(ROOT, 'dist/index.cjs'));
+    const script = [
+      `const lib = require(${cjs});`,
+      "let replaced = false; try { 'use strict'; lib.hasLiveInteractive = () => false; replaced = lib.hasLiveInteractive.length === 0; } catch {}",
+      `import(${cjs}).then((ns) => process.stdout.write(JSON.stringify({ keys: Object.keys(lib), frozen: Object.isFrozen(lib), esModule: lib.__esModule, replaced, named: Object.keys(ns).filter((k) => k !== 'default' && k !== '__esModule').sort() })));`,
+    ].join('\n');
+    const ran = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(ran.stderr).toBe('');
+    const got = JSON.parse(ran.stdout) as { keys: string[]; frozen: boolean; esModule: boolean; replaced: boolean; named: string[] };
+    const names = Object.keys(source).filter((k) => k !== 'default').sort();
+    expect(got.keys).toEqual(names);
+    expect(got.frozen).toBe(true);
+    expect(got.esModule).toBe(true);
+    expect(got.replaced).toBe(false);
+    expect(got.named).toEqual(names);
+  });
+
+  it('are checked at build time to be constants, functions or classes: a `let` export would be copied once', async () => {
+    const { mutableExports } = (await import(join(ROOT, 'scripts/lazy-parts.mjs'))) as { mutableExports: (file: string, roots: string[]) => string[] };
+    const dir = mkdtempSync(join(tmpdir(), 'cps-mutable-'));
+    try {
+      writeFileSync(join(dir, 'a.ts'), 'export let counter = 0;\nexport var old = 1;\nexport const fixed = 2;\nexport function f() { counter++; }\nexport class C {}\n');
+      writeFileSync(join(dir, 'index.ts'), "export { counter, fixed, f, C } from './a.js';\nexport { old as renamed } from './a.js';\nexport const own = 3;\n");
+      expect(mutableExports(join(dir, 'index.ts'), [join(dir, 'index.ts')]).sort()).toEqual(['counter', 'renamed']);
+      expect(mutableExports('lib/index.ts', ['lib/index.ts'])).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe.skipIf(!built)('the extras, when they cannot serve', () => {
   /** A copy of dist/ (and what the loader looks for above it) in a temp folder, changed by `edit`. */
   function copyOfDist(edit: (dist: string) => void): string {

@@ -144,6 +144,20 @@ if (requireAll('the arm64 qemu suite', missing, notHere)) {
       QEMU_TIMEOUT_MS,
     );
 
+    it(
+      'finds every symbol it imports in the arm64 Node at load (LD_BIND_NOW), not only those a read calls',
+      () => {
+        // Lazily bound (scripts/prebuild.mjs): a missing symbol would pass dlopen and end the process
+        // at its first call instead of leaving the loader to fall back.
+        const prebuild = JSON.stringify(join(stage, 'prebuilds', 'linux-arm64', 'claude-ps.glibc.node'));
+        const run = emulated(['-e', `const a = require(${prebuild}); console.log(typeof a.probe, typeof a.readFilesInto)`], { LD_BIND_NOW: '1' });
+        expect(run.stderr).toBe('');
+        expect(run.status).toBe(0);
+        expect(run.stdout.trim()).toBe('function function');
+      },
+      QEMU_TIMEOUT_MS,
+    );
+
     it('probes live, zombie and reaped PIDs exactly as the x64 native backend does here', () => {
       expect(answer, 'the previous test ran').toBeDefined();
       const pids = answer.probed.map((p) => p.pid);

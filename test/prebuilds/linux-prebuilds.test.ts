@@ -78,17 +78,26 @@ requireAll('the Linux prebuild checks', absent.map((f) => `${f} is missing (npm 
   });
 
   describe.skipIf(process.platform !== 'linux' || !present.some((t) => t.dir === `linux-${process.arch}`))(`on this machine (linux-${process.arch}, glibc)`, () => {
-    const load = (file: string) =>
+    const load = (file: string, env: NodeJS.ProcessEnv = {}) =>
       spawnSync(
         process.execPath,
         ['-e', `const a = require(${JSON.stringify(join(root, 'prebuilds', file))}); const s = new Uint8Array(1), t = new Float64Array(1); a.probe(Int32Array.of(process.pid), s, t); console.log(s[0], t[0] > 0)`],
-        { encoding: 'utf8' },
+        { encoding: 'utf8', env: { ...process.env, ...env } },
       );
 
     it('the glibc build loads and probes this Node as alive with a start token', () => {
       const run = load(join(`linux-${process.arch}`, 'claude-ps.glibc.node'));
       expect(run.stderr).toBe('');
       expect(run.stdout.trim()).toBe('2 true'); // STATE_ALIVE (lib/backend/types.ts)
+    });
+
+    it('the glibc build finds every symbol it imports in this Node at load (LD_BIND_NOW), not only those a probe calls', () => {
+      // The prebuilds bind lazily (scripts/prebuild.mjs): a symbol missing from Node would otherwise
+      // pass dlopen and the loader's checks, then end the process at its first call, where the JS
+      // backend can no longer take over.
+      const run = load(join(`linux-${process.arch}`, 'claude-ps.glibc.node'), { LD_BIND_NOW: '1' });
+      expect(run.stderr).toBe('');
+      expect(run.stdout.trim()).toBe('2 true');
     });
 
     it('the musl build does not load on glibc (so trying it after the glibc build can never pick it here)', () => {
