@@ -88,14 +88,12 @@ export function isLocalClaim(pidDomain: string | undefined, cwd: string | undefi
 const KEY_TAIL = 'Domain"';
 let spelledFor: string | undefined;
 let spelled: string | undefined;
-let spelledAscii = false;
 
 /** `:"<ours>"`, built once per domain (not per record); undefined when ours cannot be spelled unescaped. */
 function domainValue(ours: string): string | undefined {
   if (ours !== spelledFor) {
     spelledFor = ours;
     spelled = ours.includes('"') ? undefined : `:"${ours}"`;
-    spelledAscii = spelled !== undefined && /^[\x00-\x7f]*$/.test(spelled);
   }
   return spelled;
 }
@@ -123,58 +121,4 @@ export function isProvablyLocalText(text: string, facts: DomainFacts): boolean {
   const open = text.indexOf('{');
   if (open >= 0 && text.indexOf('{', open + 1) < 0) return true;
   return !text.includes(':/');
-}
-
-const BACKSLASH = 0x5c;
-const OPEN_BRACE = 0x7b;
-const SLASH = 0x2f;
-const COLON = 0x3a;
-const QUOTE = 0x22;
-const D = 0x44;
-// A typed array's own search: Buffer's indexOf checks its arguments through wrappers that allocate an
-// array per call, which is the garbage this function exists to avoid.
-const indexOfByte = Uint8Array.prototype.indexOf;
-
-/** Where `Domain"` starts in `view` at or after `from`, or -1. */
-function keyTailAt(view: Uint8Array, from: number): number {
-  for (let at = indexOfByte.call(view, D, from); at >= 0; at = indexOfByte.call(view, D, at + 1)) {
-    if (at + 7 <= view.length && view[at + 1] === 0x6f && view[at + 2] === 0x6d && view[at + 3] === 0x61 && view[at + 4] === 0x69 && view[at + 5] === 0x6e && view[at + 6] === QUOTE) {
-      return at;
-    }
-  }
-  return -1;
-}
-
-/** Whether `:/` is in `view`. */
-function hasColonSlash(view: Uint8Array): boolean {
-  for (let at = indexOfByte.call(view, SLASH, 1); at >= 0; at = indexOfByte.call(view, SLASH, at + 1)) {
-    if (view[at - 1] === COLON) return true;
-  }
-  return false;
-}
-
-/**
- * isProvablyLocalText on the file's bytes, `bytes[start, end)`, before they are decoded: a dead claim
- * (70 % of a long-lived registry) then costs no string of its whole text, the largest part of a cold
- * read's young garbage. The same answer, since every text it looks for is ASCII: an ASCII byte of
- * UTF-8 is that character of the decoded text, and a malformed sequence decodes to U+FFFD, never to
- * an ASCII character. False where our domain is not ASCII (the caller then decodes and asks the text).
- */
-export function isProvablyLocalBytes(bytes: Buffer, start: number, end: number, facts: DomainFacts): boolean {
-  if (facts.platform === 'win32' || facts.wsl) return false;
-  const value = domainValue(facts.ours);
-  if (value === undefined || !spelledAscii) return false;
-  // A view of this file alone: a search from `start` of the whole buffer would run on over every later file.
-  const view = new Uint8Array(bytes.buffer, bytes.byteOffset + start, end - start);
-  if (indexOfByte.call(view, BACKSLASH) >= 0) return false;
-  const tail = keyTailAt(view, 0);
-  if (tail < 0) return !hasColonSlash(view);
-  const at = tail + KEY_TAIL.length;
-  if (tail < 4 || view[tail - 4] !== QUOTE || view[tail - 3] !== 0x70 || view[tail - 2] !== 0x69 || view[tail - 1] !== 0x64) return false;
-  // The value's bytes as latin1 text: equal to an ASCII value only where they are those bytes.
-  if (at + value.length > view.length || bytes.toString('latin1', start + at, start + at + value.length) !== value) return false;
-  if (keyTailAt(view, at + value.length) >= 0) return false;
-  const open = indexOfByte.call(view, OPEN_BRACE);
-  if (open >= 0 && indexOfByte.call(view, OPEN_BRACE, open + 1) < 0) return true;
-  return !hasColonSlash(view);
 }

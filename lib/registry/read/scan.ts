@@ -17,7 +17,7 @@ import { type Claim } from './schema.js';
 import { folderMemo, parseRemembered } from './parse-memo.js';
 import { restoredName, strandedPid } from '../prune/names.js';
 import type { ConfigDirs, ReadOptions, ScanResult, SessionRecord, SkippedCandidate, SkipReason } from '../types.js';
-import { domainFacts, isProvablyLocalBytes, isProvablyLocalText, type DomainFacts } from '../domain.js';
+import { domainFacts, isProvablyLocalText, type DomainFacts } from '../domain.js';
 import { judgeClaims, measurePids, PID_MAX, sameIdentity, type Measurement } from '../verdict.js';
 
 export { DEFAULT_RETRY_DELAY_MS } from './options.js';
@@ -95,17 +95,11 @@ function readOutcomes(
       continue;
     }
     const start = meta[i * META_STRIDE + META_OFFSET]!;
-    const end = start + meta[i * META_STRIDE + META_LENGTH]!;
+    const text = bytes.toString('utf8', start, start + meta[i * META_STRIDE + META_LENGTH]!);
     const pid = pids[i]!;
     const k = slot === undefined ? -1 : slot[i]!;
     const state = k < 0 ? undefined : probed!.states[k];
-    const dead = state === 'gone' || state === 'zombie';
-    if (dead && isProvablyLocalBytes(bytes, start, end, facts!)) {
-      outcomes[i] = 'dead';
-      continue;
-    }
-    const text = bytes.toString('utf8', start, end);
-    if (dead && isProvablyLocalText(text, facts!)) {
+    if ((state === 'gone' || state === 'zombie') && isProvablyLocalText(text, facts!)) {
       outcomes[i] = 'dead';
       continue;
     }

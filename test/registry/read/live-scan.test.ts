@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasLiveInteractive, liveInteractiveRecords, liveRecords, scanRegistry } from '../../../lib/index.js';
-import { domainFacts, isLocalClaim, isProvablyLocalBytes, isProvablyLocalText, ourPidDomain, type DomainFacts } from '../../../lib/registry/domain.js';
+import { domainFacts, isLocalClaim, isProvablyLocalText, ourPidDomain, type DomainFacts } from '../../../lib/registry/domain.js';
 import { parseClaim } from '../../../lib/registry/read/schema.js';
 import { BACKENDS, selectBackendForSuite } from '../../helpers/backends.js';
 import { endAll, reapedPid, spawnSleep, spawnZombie, type Spawned } from '../../helpers/processes.js';
@@ -72,58 +72,6 @@ describe('isProvablyLocalText', () => {
       }),
       { numRuns: 2000 },
     );
-  });
-});
-
-describe('isProvablyLocalBytes', () => {
-  // A file's bytes as the reader hands them over: one buffer holding many files, this one in the middle.
-  const around = (before: Buffer, file: Buffer, after: Buffer) => ({ bytes: Buffer.concat([before, file, after]), start: before.length, end: before.length + file.length });
-  const noisy = Buffer.from('{"pid":1,"pidDomain":"darwin","cwd":"C:\\x","a":{"b":"{"}}');
-
-  it('answers as isProvablyLocalText on the decoded text, whatever bytes sit around the file', () => {
-    const domains = fc.constantFrom(linux.ours, 'linux:other:pid:[1]', 'darwin', '');
-    const piece = fc.oneof(
-      fc.constantFrom('"pidDomain":', `"${linux.ours}"`, '"cwd":"C:/x"', '"cwd":"/home/me"', '\\', ':/', '{', '}', '"Domain"', ',', '"a":{"b":1}'),
-      fc.string({ maxLength: 6 }),
-      fc.string({ unit: 'binary', maxLength: 4 }),
-      domains.map((d) => `"pidDomain":"${d}"`),
-    );
-    const fileBytes = fc.oneof(
-      fc.array(piece, { maxLength: 8 }).map((parts) => Buffer.from(`{"pid":42,${parts.join('')}}`)),
-      // Malformed UTF-8 among the text: a lone continuation byte, a cut-off sequence.
-      fc.tuple(fc.array(piece, { maxLength: 6 }), fc.uint8Array({ minLength: 1, maxLength: 3 })).map(([parts, raw]) =>
-        Buffer.concat([Buffer.from(`{"pid":42,${parts.slice(0, 3).join('')}`), Buffer.from(raw), Buffer.from(`${parts.slice(3).join('')}}`)]),
-      ),
-    );
-    const edge = fc.constantFrom(Buffer.alloc(0), noisy, Buffer.from('Domain"'), Buffer.from('\\:/{'));
-    fc.assert(
-      fc.property(fileBytes, edge, edge, fc.boolean(), (file, before, after, wsl) => {
-        const facts = { ...linux, wsl };
-        const { bytes, start, end } = around(before, file, after);
-        expect(isProvablyLocalBytes(bytes, start, end, facts)).toBe(isProvablyLocalText(file.toString('utf8'), facts));
-      }),
-      { numRuns: 3000 },
-    );
-  });
-
-  it('looks only inside its file: a backslash, a brace or a second key past its end changes nothing', () => {
-    const file = Buffer.from(`{"pid":42,"sessionId":"s","pidDomain":"${linux.ours}","cwd":"C:/x"}`);
-    expect(isProvablyLocalText(file.toString(), linux)).toBe(true);
-    for (const after of ['\\', '{', `"pidDomain":"darwin"`, 'Domain"']) {
-      const { bytes, start, end } = around(noisy, file, Buffer.from(after));
-      expect(isProvablyLocalBytes(bytes, start, end, linux)).toBe(true);
-    }
-    // Cut one byte short of its closing brace's predecessor: no longer the same document.
-    const { bytes, start, end } = around(Buffer.alloc(0), file, Buffer.alloc(0));
-    expect(isProvablyLocalBytes(bytes, start, end - 30, linux)).toBe(isProvablyLocalText(file.subarray(0, file.length - 30).toString(), linux));
-  });
-
-  it('leaves a domain that is not ASCII to the text (false, so the caller decodes)', () => {
-    const ours = 'linux:caf\u00e9:pid:[1]';
-    const file = Buffer.from(JSON.stringify({ pid: 42, sessionId: 's', pidDomain: ours }));
-    const facts = { ...linux, ours };
-    expect(isProvablyLocalText(file.toString(), facts)).toBe(true);
-    expect(isProvablyLocalBytes(file, 0, file.length, facts)).toBe(false);
   });
 });
 
