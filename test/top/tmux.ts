@@ -54,6 +54,8 @@ export function openTmux(width = 80, height = 24, env: Record<string, string> = 
   // The prompt is set on the command line: a login environment may set its own PS1.
   run('new-session', '-d', '-s', 'main', '-x', String(width), '-y', String(height), `env PS1='${PROMPT}' sh`);
   run('set-option', '-g', 'status', 'off');
+  // kill-server leaves the socket file behind (~300 of them in /tmp/tmux-<uid> after a few suites).
+  const socketPath = run('display-message', '-p', '#{socket_path}').trim();
   const t: Tmux = {
     socket,
     dir,
@@ -91,6 +93,7 @@ export function openTmux(width = 80, height = 24, env: Record<string, string> = 
     },
     close() {
       spawnSync('tmux', ['-L', socket, 'kill-server'], { timeout: 10_000 });
+      if (socketPath.endsWith(`/${socket}`)) rmSync(socketPath, { force: true });
       rmSync(dir, { recursive: true, force: true });
     },
   };
