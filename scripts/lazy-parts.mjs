@@ -52,16 +52,11 @@ function exportKinds(roots, checkerRoots = roots) {
     );
     shared = { key: checkerRoots.join('\n'), program, checker: program.getTypeChecker() };
   }
-  const { program, checker } = shared;
+  const { checker } = shared;
   const F = ts.SymbolFlags;
   return roots.map((file) => {
-    const source = program.getSourceFile(resolve(file));
-    const moduleSymbol = source && checker.getSymbolAtLocation(source);
-    if (!moduleSymbol) throw new Error(`${file}: not found by the TypeScript checker`);
     const kinds = [];
-    for (const exported of checker.getExportsOfModule(moduleSymbol)) {
-      const symbol = exported.flags & F.Alias ? checker.getAliasedSymbol(exported) : exported;
-      const name = exported.getName();
+    for (const { name, symbol } of exportsOf(file)) {
       const fail = (why) => {
         throw new Error(`${file}: export ${name} ${why}, which cannot load lazily (scripts/lazy-parts.mjs)`);
       };
@@ -273,36 +268,38 @@ export async function lazyBuilds({ options, roots, checkerRoots, extrasFile, hol
 }
 
 /**
+ * The exports of `file`, a module of the shared program (exportKinds makes it): each name with the
+ * symbol it stands for, re-exports followed to their declarations.
+ */
+function exportsOf(file) {
+  const { program, checker } = shared;
+  const source = program.getSourceFile(resolve(file));
+  const moduleSymbol = source && checker.getSymbolAtLocation(source);
+  if (!moduleSymbol) throw new Error(`${file}: not found by the TypeScript checker`);
+  return checker.getExportsOfModule(moduleSymbol).map((exported) => ({
+    name: exported.getName(),
+    symbol: exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported,
+  }));
+}
+
+/**
  * Every value export of `file` (a module of `checkerRoots`' program), of any kind, by name: what a
  * module handed to the extras must offer them.
  */
 function valueNames(file, checkerRoots) {
   exportKinds([], checkerRoots);
-  const { program, checker } = shared;
-  const source = program.getSourceFile(resolve(file));
-  const moduleSymbol = source && checker.getSymbolAtLocation(source);
-  if (!moduleSymbol) throw new Error(`${file}: not found by the TypeScript checker`);
-  return checker
-    .getExportsOfModule(moduleSymbol)
-    .filter((exported) => ((exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported).flags & ts.SymbolFlags.Value) !== 0)
-    .map((exported) => exported.getName())
+  return exportsOf(file)
+    .filter(({ symbol }) => (symbol.flags & ts.SymbolFlags.Value) !== 0)
+    .map(({ name }) => name)
     .sort();
 }
 
 /** The exports of `file` declared with `let` or `var` (following re-exports to their declarations). */
 export function mutableExports(file, checkerRoots) {
   exportKinds([], checkerRoots);
-  const { program, checker } = shared;
-  const source = program.getSourceFile(resolve(file));
-  const moduleSymbol = source && checker.getSymbolAtLocation(source);
-  if (!moduleSymbol) throw new Error(`${file}: not found by the TypeScript checker`);
-  return checker
-    .getExportsOfModule(moduleSymbol)
-    .filter((exported) => {
-      const symbol = exported.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(exported) : exported;
-      return (symbol.declarations ?? []).some((d) => ts.isVariableDeclaration(d) && (ts.getCombinedNodeFlags(d) & ts.NodeFlags.Const) === 0);
-    })
-    .map((exported) => exported.getName());
+  return exportsOf(file)
+    .filter(({ symbol }) => (symbol.declarations ?? []).some((d) => ts.isVariableDeclaration(d) && (ts.getCombinedNodeFlags(d) & ts.NodeFlags.Const) === 0))
+    .map(({ name }) => name);
 }
 
 /** The value exports of `file` (a module of `checkerRoots`' program), by name. */
