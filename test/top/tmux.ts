@@ -30,6 +30,11 @@ export interface Tmux {
   type(text: string): void;
   /** Waits until the screen satisfies `check`; throws with the last screen after `timeoutMs`. */
   until(check: (lines: string[]) => boolean, what: string, timeoutMs?: number): Promise<string[]>;
+  /**
+   * Waits for the `EXIT=<code>` line that start() has the shell print, and the prompt the shell draws
+   * after it (a screen caught between the two has no new prompt yet: that failed CI once).
+   */
+  exited(code: number): Promise<string[]>;
   /** Runs `command` from the shell prompt so that its PID lands in a file; resolves with that PID. */
   start(command: string): Promise<number>;
   close(): void;
@@ -73,6 +78,12 @@ export function openTmux(width = 80, height = 24, env: Record<string, string> = 
         lines = t.screen();
       }
       return lines;
+    },
+    exited(code) {
+      return t.until((l) => {
+        const at = l.indexOf(`EXIT=${code}`);
+        return at >= 0 && l.slice(at + 1).some((x) => x.startsWith(PROMPT.trimEnd()));
+      }, `EXIT=${code} and the prompt after it`);
     },
     async start(command) {
       await t.until((l) => l.some((line) => line.startsWith(PROMPT.trimEnd())), 'the shell prompt');

@@ -26,7 +26,7 @@ afterAll(async () => {
 });
 
 async function expectShellBack(tmux: Tmux, code: number): Promise<string[]> {
-  const lines = await tmux.until((l) => l.includes(`EXIT=${code}`), `EXIT=${code}`);
+  const lines = await tmux.exited(code);
   expect(lines.some((l) => l.includes('sessions:'))).toBe(false);
   expect(lines.filter((l) => l.startsWith(PROMPT.trimEnd())).length).toBeGreaterThanOrEqual(2);
   expect(tmux.format('#{alternate_on}')).toBe('0');

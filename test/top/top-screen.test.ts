@@ -109,7 +109,7 @@ describe.skipIf(!hasTmux)('top in a terminal', () => {
 
   it('q leaves the alternate screen: the shell is back, the cursor shown, the terminal cooked', async () => {
     tmux.type('q');
-    const lines = await tmux.until((l) => l.some((x) => x === 'EXIT=0'), 'the exit');
+    const lines = await tmux.exited(0);
     expect(lines.some((l) => l.includes('claude-ps top') && l.includes('sessions:'))).toBe(false);
     expect(lines.filter((l) => l.startsWith(PROMPT.trimEnd())).length).toBeGreaterThanOrEqual(2);
     expect(tmux.format('#{alternate_on}')).toBe('0');
