@@ -37,8 +37,15 @@ export function coreMark(buildId: string): string {
   return `/* claude-ps core ${buildId} */`;
 }
 
-/** The exports of the core of build `buildId` beside `entryUrl` (this entry's import.meta.url). */
-export function loadLibrary(entryUrl: string, buildId: string, bundled: () => Exports): Exports {
+/** What the entry passes of its `import.meta`: `dirname` where Node sets it (20.11 and later), else undefined. */
+export interface EntryMeta {
+  url: string;
+  dirname?: string | undefined;
+}
+
+/** The exports of the core of build `buildId` beside the entry whose `import.meta` is `meta`. */
+export function loadLibrary(meta: EntryMeta, buildId: string, bundled: () => Exports): Exports {
+  const entryUrl = meta.url;
   const getBuiltinModule = (process as { getBuiltinModule?: (id: string) => unknown }).getBuiltinModule;
   if (typeof getBuiltinModule !== 'function') {
     throw new Error(
@@ -51,8 +58,12 @@ export function loadLibrary(entryUrl: string, buildId: string, bundled: () => Ex
   let file: string | undefined;
   let opened: { source: string; identity: string } | undefined;
   let failure: unknown;
+  // Node has already made the entry's folder a path for import.meta (it does so for every file: URL):
+  // a URL parsed and made a path again cost ~0.15 ms of every cold import. An app's bundle may have
+  // no dirname (esbuild's CommonJS output leaves import.meta empty): the URL, which then throws.
+  const dir = typeof meta.dirname === 'string' ? meta.dirname : undefined;
   try {
-    file = builtin<typeof Url>('node:url').fileURLToPath(new URL('./index.cjs', entryUrl));
+    file = dir !== undefined ? builtin<typeof Path>('node:path').join(dir, 'index.cjs') : builtin<typeof Url>('node:url').fileURLToPath(new URL('./index.cjs', entryUrl));
     opened = readSource(fs, file);
   } catch (error) {
     failure = error;
@@ -106,6 +117,6 @@ export function loadLibrary(entryUrl: string, buildId: string, bundled: () => Ex
   let requireHere: NodeJS.Require | undefined;
   const requireForCore = (id: string): unknown => (id.startsWith('node:') ? builtin(id) : (requireHere ??= createRequire(file))(id));
   const module = { exports: {} as Exports };
-  run(module.exports, requireForCore, module, file, builtin<typeof Path>('node:path').dirname(file));
+  run(module.exports, requireForCore, module, file, dir ?? builtin<typeof Path>('node:path').dirname(file));
   return module.exports;
 }

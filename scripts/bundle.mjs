@@ -197,7 +197,7 @@ const esmEntry = lazyLibrary.then(({ buildId }) => {
     stdin: {
       contents: [
         "import { loadLibrary } from './lib/library-entry.ts';",
-        `const core = loadLibrary(import.meta.url, ${JSON.stringify(buildId)}, () => __claudePsCore());`,
+        `const core = loadLibrary(import.meta, ${JSON.stringify(buildId)}, () => __claudePsCore());`,
         `export const { ${names.join(', ')} } = core;`,
       ].join('\n'),
       resolveDir: process.cwd(),
