@@ -197,7 +197,9 @@ const esmEntry = lazyLibrary.then(({ buildId }) => {
     stdin: {
       contents: [
         "import { loadLibrary } from './lib/library-entry.ts';",
-        `const core = loadLibrary(import.meta, ${JSON.stringify(buildId)}, () => __claudePsCore());`,
+        // Property reads, not import.meta itself: a bundler rewrites `import.meta.url` and `.dirname` for
+        // its output (rolldown's CommonJS: __filename's URL, __dirname) but makes a bare import.meta `{}`.
+        `const core = loadLibrary({ url: import.meta.url, dirname: import.meta.dirname }, ${JSON.stringify(buildId)}, () => __claudePsCore());`,
         `export const { ${names.join(', ')} } = core;`,
       ].join('\n'),
       resolveDir: process.cwd(),

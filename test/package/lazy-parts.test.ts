@@ -276,6 +276,12 @@ describe.skipIf(!built)('the built files', () => {
     }
   });
 
+  it('read import.meta only through its properties, which an app\'s bundler rewrites (a bare import.meta it makes `{}`)', () => {
+    const entry = readFileSync(join(ROOT, 'dist/index.js'), 'utf8');
+    expect(entry.match(/import\.meta\.\w+/g)?.sort()).toEqual(['import.meta.dirname', 'import.meta.url']);
+    expect(entry.match(/import\.meta(?!\.\w)/g) ?? []).toEqual([]);
+  });
+
   it('name nothing of the machine they were built on', () => {
     for (const file of ['index.js', 'index.cjs', 'extras.cjs', 'cli-main.cjs', 'cli-count.cjs', 'cli-statusline.cjs', 'cli-extras.cjs']) {
       for (const text of [readFileSync(join(ROOT, 'dist', file), 'utf8'), readFileSync(join(ROOT, 'dist', `${file}.map`), 'utf8')]) {
