@@ -19,7 +19,31 @@ function sleep(ms) {
   Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
 }
 
-export function watcherRows({ bins, workDir, quick, env, selfPid, snippetCommand, stdin }) {
+/**
+ * Ends the watcher a render of this bench autostarted in `linesDir` (a folder of the bench's own), by the
+ * PID it wrote to `.watcher` there, and only while that PID still has the start token written beside it
+ * (`tokenOf`: the library's processStartToken); then waits up to 10 s for it to remove `.watcher` and any
+ * of `alsoGone`.
+ */
+export function endAutostartedWatcher(linesDir, tokenOf, alsoGone = []) {
+  let w;
+  try {
+    w = JSON.parse(readFileSync(join(linesDir, '.watcher'), 'utf8'));
+  } catch {
+    // none started, or gone
+  }
+  if (w && Number.isSafeInteger(w.pid) && w.pid > 0 && tokenOf(w.pid) === w.token) {
+    try {
+      process.kill(w.pid, 'SIGTERM'); // the watcher this bench's own render started
+    } catch {
+      // already gone
+    }
+  }
+  const deadline = Date.now() + 10_000;
+  while (Date.now() < deadline && [join(linesDir, '.watcher'), ...alsoGone].some((f) => existsSync(f))) sleep(20);
+}
+
+export function watcherRows({ bins, workDir, quick, env, selfPid, snippetCommand, stdin, tokenOf }) {
   const runtime = mkdtempSync(join(workDir, 'runtime-'));
   const lines = join(runtime, 'claude-ps');
   const wenv = { ...env, XDG_RUNTIME_DIR: runtime, CLAUDE_PS_NO_AUTOSTART: '' };
@@ -27,25 +51,7 @@ export function watcherRows({ bins, workDir, quick, env, selfPid, snippetCommand
   const run = (command, args) => processTime(bins.run, command, args, { env: wenv, input: stdin, cwd: workDir });
   const snippet = () => run('/bin/sh', ['-c', snippetCommand]);
   const bare = () => run(process.execPath, ['-e', '0']);
-  const info = () => {
-    try {
-      return JSON.parse(readFileSync(join(lines, '.watcher'), 'utf8'));
-    } catch {
-      return undefined;
-    }
-  };
-  const stopWatcher = () => {
-    const w = info();
-    if (w) {
-      try {
-        process.kill(w.pid, 'SIGTERM'); // the watcher this bench's own render started
-      } catch {
-        // already gone
-      }
-    }
-    const deadline = Date.now() + 10_000;
-    while (Date.now() < deadline && (existsSync(join(lines, '.watcher')) || existsSync(join(lines, String(selfPid))))) sleep(20);
-  };
+  const stopWatcher = () => endAutostartedWatcher(lines, tokenOf, [join(lines, String(selfPid))]);
   const waitForLine = () => {
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline && !existsSync(join(lines, String(selfPid)))) sleep(20);

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fmtRatio, fmtTime, table, targetLine } from '../lib/format.mjs';
 import { clockName, interleaved, medianRatio, processTime } from '../lib/measure.mjs';
-import { watcherRows } from './statusline-watcher.mjs';
+import { endAutostartedWatcher, watcherRows } from './statusline-watcher.mjs';
 
 const root = fileURLToPath(new URL('../..', import.meta.url));
 const cli = join(root, 'dist', 'cli.cjs');
@@ -47,6 +47,13 @@ export function statuslineSection({ libs, fixtures, bins, workDir, quick }) {
   delete env.NODE_EXTRA_CA_CERTS;
   // The CLI's per-user code cache (Node 20) in the bench's own folder, filled by the warm-up runs.
   env.XDG_CACHE_HOME = workDir;
+  // A runtime folder of the bench's own: a render that finds no watcher starts one (docs/statusline.md),
+  // which must neither land in the user's runtime folder, beside their own statusline's line files, nor
+  // outlive the bench (it did, until its 300 s idle exit, in /tmp/claude-ps-<uid> where
+  // XDG_RUNTIME_DIR is unset).
+  const runtime = mkdtempSync(join(workDir, 'runtime-'));
+  env.XDG_RUNTIME_DIR = runtime;
+  const tokenOf = (pid) => libs.native.processStartToken(pid);
   // A line file as the watcher leaves it: the line, newer than the session's own record.
   const lines = mkdtempSync(join(workDir, 'statusline-'));
   const lineFile = join(lines, String(self.pid));
@@ -98,6 +105,8 @@ export function statuslineSection({ libs, fixtures, bins, workDir, quick }) {
   try {
     medians = interleaved(impls, { rounds: quick ? 5 : 31, targetMs: 1, maxIterations: 1 });
   } finally {
+    endAutostartedWatcher(join(runtime, 'claude-ps'), tokenOf);
+    rmSync(runtime, { recursive: true, force: true });
     rmSync(lines, { recursive: true, force: true });
     if (agentsDir) rmSync(agentsDir, { recursive: true, force: true });
   }
@@ -126,6 +135,7 @@ export function statuslineSection({ libs, fixtures, bins, workDir, quick }) {
     quick,
     env,
     selfPid: self.pid,
+    tokenOf,
     stdin: STDIN_DOCUMENT,
     snippetCommand: JSON.parse(printed.stdout).command,
   });
