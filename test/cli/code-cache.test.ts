@@ -26,7 +26,7 @@ import * as nodeModule from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cacheFolder, fileIdentity } from '../helpers/cache-folder.js';
+import { cacheFolder, cacheKeys, fileIdentity } from '../helpers/cache-folder.js';
 import { fileTree } from '../helpers/file-tree.js';
 import { hasSetpriv, isRoot } from '../helpers/processes.js';
 import { builtCli, cliEnv, removeCopy, runCli } from './run-cli.js';
@@ -77,12 +77,7 @@ describe.skipIf(hasCompileCache)('the CLI code cache (Node without module.enable
   });
 
   it('is made again once by the first run of each command it does not hold, and only by a real, short run of it', async () => {
-    const keysOf = (file: string) => {
-      const text = readFileSync(file);
-      // The data after the first line starts 8-aligned (V8 copies data that is not): lib/code-cache.ts.
-      expect((text.indexOf(10) + 1) % 8).toBe(0);
-      return (text.subarray(0, text.indexOf(10)).toString('latin1').split('\t')[1] ?? '').split(' ').filter(Boolean);
-    };
+    const keysOf = cacheKeys;
     // Data made by `--version` holds none of summary's code: a statusline's every render would compile it.
     const summary = () => expect(runCli(cli, ['summary', '--config-dir', join(work, 'no-config')], { env: env() })).toMatchObject({ status: 0, stdout: 'no sessions\n' });
     expect(runCli(cli, ['--version'], { env: env() }).stdout).toBe(`${version}\n`);
