@@ -21,14 +21,16 @@ export interface CachePlace {
 
 /**
  * Node's own options without the code of `node -e`/`-p` (execArgv holds the script itself): one
- * file per way of running, not one per script a user evaluates.
+ * file per way of running, not one per script a user evaluates. Spelled out without regular
+ * expressions, as is the rest of this file: each pattern a cold process runs is compiled on its
+ * first use and again, to machine code, on its second (~40-100 us apiece on every run).
  */
 export function flagsOf(execArgv: readonly string[]): string[] {
   const kept: string[] = [];
   for (let i = 0; i < execArgv.length; i++) {
     const arg = execArgv[i]!;
-    if (/^--(eval|print)=/.test(arg)) continue;
-    if (/^-[pe]+$/.test(arg) || arg === '--eval' || arg === '--print') {
+    if (arg.startsWith('--eval=') || arg.startsWith('--print=')) continue;
+    if (isShortEvalOrPrint(arg) || arg === '--eval' || arg === '--print') {
       // -p and -e take the next word as code, alone or together (-pe); -p alone may stand before -e.
       if (arg.includes('e') || arg === '--eval' || execArgv[i + 1]?.startsWith('-') !== true) i++;
       continue;
@@ -38,12 +40,29 @@ export function flagsOf(execArgv: readonly string[]): string[] {
   return kept;
 }
 
+/** `-` and then one or more of `p` and `e` (`-e`, `-p`, `-pe`, `-ep`, `-pp`...). */
+function isShortEvalOrPrint(arg: string): boolean {
+  if (arg.length < 2 || arg.charCodeAt(0) !== 45) return false;
+  for (let i = 1; i < arg.length; i++) {
+    const c = arg.charCodeAt(i);
+    if (c !== 112 && c !== 101) return false;
+  }
+  return true;
+}
+
+/** `path` without the slashes it ends with. */
+function withoutTrailingSlashes(path: string): string {
+  let end = path.length;
+  while (end > 0 && path.charCodeAt(end - 1) === 47) end--;
+  return path.slice(0, end);
+}
+
 /** This user's cache folder and, in it, the file for this package, Node and flags; undefined where there is no such place. */
 export function cachePlace(bundleName: string, sourcePath: string): CachePlace | undefined {
   const { env } = process;
   const given = env.XDG_CACHE_HOME?.startsWith('/') ? env.XDG_CACHE_HOME : env.HOME?.startsWith('/') ? `${env.HOME}/.cache` : undefined;
   // Without trailing slashes: the folder's parent is what is before its last one.
-  const base = given?.replace(/\/+$/, '');
+  const base = given === undefined ? undefined : withoutTrailingSlashes(given);
   if (!base) return undefined;
   // The flags V8 checks the data against, and the bundle's own path: two installs of one version
   // (a project's and a global one) would otherwise replace each other's file on every run. In a short
@@ -55,41 +74,57 @@ export function cachePlace(bundleName: string, sourcePath: string): CachePlace |
 }
 
 /**
- * A check of the data V8 is handed, from its length and one byte of every 61. A release V8 does not
- * verify its data's checksum: a file whose first line matches over a damaged body (a block zeroed by
- * a crash, a disk error) would crash every run in V8's deserializer until someone deleted it. Every
+ * A check of the data V8 is handed, from its length and one 32-bit word of every 61. A release V8 does
+ * not verify its data's checksum: a file whose first line matches over a damaged body (a block zeroed
+ * by a crash, a disk error) would crash every run in V8's deserializer until someone deleted it. Every
  * byte would cost ~2-4 ms of JS per run (the loop gets compiled on the stack) and node:zlib's crc32 ~5
- * ms to load; a sample costs ~0.2 ms and finds a damaged block or a cut. The file is also synced
- * before it is renamed into place, so a crash leaves the old file or a whole new one.
+ * ms to load; a sample finds a damaged block (16 words of every 4 KiB) or a cut for ~0.05 ms. Words,
+ * not bytes: a quarter of the steps, which a cold run takes in the interpreter. The data of a file
+ * starts 4-aligned in memory (firstLine pads the line before it; readCache reads the file into a
+ * block of its own); data that does not (a file of an older version) is checked from a copy. The file
+ * is also synced before it is renamed into place, so a crash leaves the old file or a whole new one.
  */
 export function dataCheck(data: Uint8Array): string {
+  const aligned = (data.byteOffset & 3) === 0 ? data : Uint8Array.prototype.slice.call(data);
+  const words = new Int32Array(aligned.buffer, aligned.byteOffset, data.length >>> 2);
   let h = 0x811c9dc5;
-  for (let i = 0; i < data.length; i += 61) h = Math.imul(h ^ data[i]!, 0x01000193);
-  return `${data.length}.${(h >>> 0).toString(16)}`;
+  for (let i = 0; i < words.length; i += 61) h = Math.imul(h ^ words[i]!, 0x01000193);
+  return `${data.length}.w${(h >>> 0).toString(16)}`;
 }
 
 /**
  * The cached data for this bundle and the commands whose runs it holds (its first line: the identity,
- * a tab, the command keys, a tab, the data's check), or undefined when anything is off.
+ * a tab, the command keys, a tab, the data's check), or undefined when anything is off. Read into a
+ * block of its own with typed-array builtins and Buffer's native latin1Slice rather than readFileSync,
+ * Buffer#indexOf and #toString: those are JS a cold process compiles first (~0.3 ms of every run).
  */
-export function readCache(fs: typeof Fs, file: string, identity: string): { data: Buffer; keys: string[] } | undefined {
+export function readCache(fs: typeof Fs, file: string, identity: string): { data: Uint8Array; keys: string[] } | undefined {
   let fd: number | undefined;
   try {
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
     const st = fs.fstatSync(fd);
     if (!st.isFile() || st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0 || st.size > 64 << 20) return undefined;
-    const whole = fs.readFileSync(fd);
-    const end = whole.indexOf(10);
-    if (end < 0 || end > 4096) return undefined;
-    const [id, keys = '', check] = whole.subarray(0, end).toString('latin1').split('\t');
-    if (id !== identity) return undefined;
-    const data = whole.subarray(end + 1);
-    return check === dataCheck(data) ? { data, keys: keys.split(' ').filter(Boolean) } : undefined;
+    // The size fstat gave: a file that grew meanwhile is cut there, and then fails its check.
+    const whole = Buffer.allocUnsafeSlow(st.size);
+    let got = 0;
+    for (let n = 1; got < whole.length && n > 0; got += n) n = fs.readSync(fd, whole, got, whole.length - got, got);
+    const end = new Uint8Array(whole.buffer, whole.byteOffset, Math.min(got, 4097)).indexOf(10);
+    if (end < 0) return undefined;
+    const fields = latin1(whole, end).split('\t');
+    if (fields[0] !== identity) return undefined;
+    const data = new Uint8Array(whole.buffer, whole.byteOffset + end + 1, got - end - 1);
+    return fields[2] === dataCheck(data) ? { data, keys: (fields[1] ?? '').split(' ').filter(Boolean) } : undefined;
   } catch {
     return undefined;
   } finally {
     if (fd !== undefined) fs.closeSync(fd);
   }
+}
+
+/** The first `end` bytes of `buf` as latin1 text (Buffer's native slice where Node has it). */
+function latin1(buf: Buffer, end: number): string {
+  const native = (buf as Buffer & { latin1Slice?: (start: number, end: number) => string }).latin1Slice;
+  return typeof native === 'function' ? native.call(buf, 0, end) : buf.toString('latin1', 0, end);
 }
 
 /**
