@@ -37,6 +37,23 @@ export function coreMark(buildId: string): string {
   return `/* claude-ps core ${buildId} */`;
 }
 
+/**
+ * True when `options` hold `--experimental-policy` or `--policy-integrity` as a whole word (what
+ * /--(experimental-policy|policy-integrity)\b/ finds), spelled out: a pattern would be compiled on
+ * every cold import for this one test.
+ */
+export function namesPolicy(options: string): boolean {
+  for (const flag of ['--experimental-policy', '--policy-integrity']) {
+    for (let at = options.indexOf(flag); at >= 0; at = options.indexOf(flag, at + 1)) {
+      const next = options.charCodeAt(at + flag.length);
+      // \b after a letter: the end, or a character that is not [A-Za-z0-9_].
+      const wordChar = (next >= 48 && next <= 57) || (next >= 65 && next <= 90) || (next >= 97 && next <= 122) || next === 95;
+      if (!wordChar) return true;
+    }
+  }
+  return false;
+}
+
 /** What the entry passes of its `import.meta`: `dirname` where Node sets it (20.11 and later), else undefined. */
 export interface EntryMeta {
   url: string;
@@ -87,7 +104,7 @@ export function loadLibrary(meta: EntryMeta, buildId: string, bundled: () => Exp
   // Node's own loader where it must see the file: a policy manifest holds the core to its integrity
   // (a vm.Script would skip that check), and Node maps the stacks of modules, not of a script.
   const nodeOptions = `${process.execArgv.join(' ')} ${process.env.NODE_OPTIONS ?? ''}`;
-  if (process.env.NODE_DISABLE_COMPILE_CACHE || (process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled || /--(experimental-policy|policy-integrity)\b/.test(nodeOptions)) {
+  if (process.env.NODE_DISABLE_COMPILE_CACHE || (process as { sourceMapsEnabled?: boolean }).sourceMapsEnabled || namesPolicy(nodeOptions)) {
     return plain();
   }
   const { Script } = builtin<typeof Vm>('node:vm');

@@ -11,7 +11,6 @@ import { isLstartText, parseLstart } from './lstart.js';
 
 export type TokenForm = 'ticks' | 'lstart' | 'windows' | 'unknown';
 
-const DECIMAL = /^[0-9]+$/;
 // 1e15 ticks at 100 Hz is 317,000 years of uptime; Windows FILETIMEs since 1990 exceed 1e16, i.e. have
 // 17 digits or more. Counted in digits: Number('9999999999999999') rounds up to 1e16.
 const WINDOWS_MIN_DIGITS = 17;
@@ -41,9 +40,23 @@ export function recordedToken(value: unknown): string | undefined {
   return trimmed === '' ? undefined : trimmed;
 }
 
+/**
+ * True for one or more ASCII digits and nothing else. A loop, not /^[0-9]+$/: every record's token
+ * goes through here, and a cold process (a statusline's, a guard's) would compile the pattern twice,
+ * once more to machine code on its second use, for a handful of tokens.
+ */
+function isDecimal(t: string): boolean {
+  if (t.length === 0) return false;
+  for (let i = 0; i < t.length; i++) {
+    const c = t.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
+
 /** The form of a decimal token, or undefined when the text is not decimal. */
 function decimalForm(t: string): TokenForm | undefined {
-  if (!DECIMAL.test(t)) return undefined;
+  if (!isDecimal(t)) return undefined;
   // Leading zeros are not a form any writer produces.
   if (t.length > 1 && t.charCodeAt(0) === 0x30) return 'unknown';
   if (t.length > WINDOWS_MAX_DIGITS) return 'unknown';

@@ -41,12 +41,16 @@ export function ourPidDomain(): string {
 
 let cachedWsl: boolean | undefined;
 
-/** True on WSL, where the sessions folder may be shared with Windows, whose PIDs we cannot probe. */
+/**
+ * True on WSL, where the sessions folder may be shared with Windows, whose PIDs we cannot probe. The
+ * kernel's release names Microsoft in any case; looked for without a regular expression, which a cold
+ * process would compile for this one test.
+ */
 export function isWsl(): boolean {
   if (cachedWsl === undefined) {
     cachedWsl =
       process.platform === 'linux' &&
-      (process.env.WSL_DISTRO_NAME !== undefined || /microsoft/i.test(readTrimmed('/proc/sys/kernel/osrelease')));
+      (process.env.WSL_DISTRO_NAME !== undefined || readTrimmed('/proc/sys/kernel/osrelease').toLowerCase().includes('microsoft'));
   }
   return cachedWsl;
 }

@@ -16,7 +16,15 @@ export interface SelfMatch {
   problem?: string;
 }
 
-const PID_TEXT = /^[1-9][0-9]{0,15}$/;
+/** A PID as text: 1 to 16 decimal digits, no leading zero (a loop: a render would compile a pattern for one test). */
+function isPidText(text: string): boolean {
+  if (text.length === 0 || text.length > 16 || text.charCodeAt(0) === 48) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c < 48 || c > 57) return false;
+  }
+  return true;
+}
 
 export function findSelf(
   records: readonly SessionRecord[],
@@ -26,7 +34,7 @@ export function findSelf(
   let problem: string | undefined;
   const pidText = env.CLAUDE_PID;
   if (pidText !== undefined && pidText !== '') {
-    const pid = PID_TEXT.test(pidText) ? Number(pidText) : NaN;
+    const pid = isPidText(pidText) ? Number(pidText) : NaN;
     if (Number.isSafeInteger(pid)) {
       // A foreign record's PID belongs to another PID space: the same number is not this process.
       const own = records.filter((r) => r.pid === pid && r.verdict !== 'foreign');
