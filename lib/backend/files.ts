@@ -57,8 +57,11 @@ function openError(err: unknown, path: string): number {
   return READ_UNREADABLE;
 }
 
-/** Where the JS twin reads into: one buffer per process, grown on need, handed out only when borrowed. */
-let scratch = Buffer.allocUnsafe(64 * 1024);
+/**
+ * Where the JS twin reads into: one buffer per process, grown on need, handed out only when borrowed.
+ * Made on the first JS read: a process the native reader serves never needs its 64 KiB.
+ */
+let scratch: Buffer | undefined;
 
 /** A borrowed batch's status and meta arrays: one pair per process, grown on need (see ReadFiles). */
 let scratchStatus = new Uint8Array(64);
@@ -98,7 +101,7 @@ const SCRATCH_KEPT = 16 * 1024 * 1024;
 export const jsReadFiles: ReadFiles = (dir, names, maxBytes, borrow = false) => {
   const count = names.length;
   const { status, meta } = batchArrays(count, borrow);
-  let out = scratch;
+  let out = (scratch ??= Buffer.allocUnsafe(64 * 1024));
   let used = 0;
   for (let i = 0; i < count; i++) {
     const m = i * META_STRIDE;
@@ -152,7 +155,7 @@ export const jsReadFiles: ReadFiles = (dir, names, maxBytes, borrow = false) => 
       closeSync(fd);
     }
   }
-  if (scratch.length > SCRATCH_KEPT) scratch = Buffer.allocUnsafe(64 * 1024);
+  if (scratch.length > SCRATCH_KEPT) scratch = undefined;
   // Borrowed: valid until the next call. Else a copy, so no caller's bytes change under it at the
   // next call (small ones come from Node's pool).
   if (borrow) return { status, meta, bytes: out.subarray(0, used) };
