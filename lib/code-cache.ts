@@ -74,21 +74,29 @@ export function cachePlace(bundleName: string, sourcePath: string): CachePlace |
 }
 
 /**
- * A check of the data V8 is handed, from its length and one 32-bit word of every 61. A release V8 does
- * not verify its data's checksum: a file whose first line matches over a damaged body (a block zeroed
- * by a crash, a disk error) would crash every run in V8's deserializer until someone deleted it. Every
- * byte would cost ~2-4 ms of JS per run (the loop gets compiled on the stack) and node:zlib's crc32 ~5
- * ms to load; a sample finds a damaged block (16 words of every 4 KiB) or a cut for ~0.05 ms. Words,
- * not bytes: a quarter of the steps, which a cold run takes in the interpreter. The data of a file
- * starts 4-aligned in memory (firstLine pads the line before it; readCache reads the file into a
- * block of its own); data that does not (a file of an older version) is checked from a copy. The file
- * is also synced before it is renamed into place, so a crash leaves the old file or a whole new one.
+ * A check of the data V8 is handed, from its length, one 32-bit word of every 61 and the last bytes
+ * past a whole word. A release V8 does not verify its data's checksum: a file whose first line
+ * matches over a damaged body (a block zeroed by a crash, a disk error) would crash every run in V8's
+ * deserializer until someone deleted it. Every byte would cost ~2-4 ms of JS per run (the loop gets
+ * compiled on the stack) and node:zlib's crc32 ~5 ms to load; a sample finds a damaged block (16
+ * words of every 4 KiB) or a cut for ~0.05 ms. Words, not bytes: a quarter of the steps, which a cold
+ * run takes in the interpreter. Each step folds the hash's high half into its low one, as a multiply
+ * alone carries a change only upward (damage to the top bytes of two words could cancel out). The
+ * data of a file starts 4-aligned in memory (firstLine pads the line before it; readCache reads the
+ * file into a block of its own); data that does not (a file of an older version) is checked from a
+ * copy. Words are read in the machine's byte order, which the file's name fixes (process.arch): a
+ * file from the other order would only fail its check. The file is also synced before it is renamed
+ * into place, so a crash leaves the old file or a whole new one.
  */
 export function dataCheck(data: Uint8Array): string {
   const aligned = (data.byteOffset & 3) === 0 ? data : Uint8Array.prototype.slice.call(data);
   const words = new Int32Array(aligned.buffer, aligned.byteOffset, data.length >>> 2);
   let h = 0x811c9dc5;
-  for (let i = 0; i < words.length; i += 61) h = Math.imul(h ^ words[i]!, 0x01000193);
+  for (let i = 0; i < words.length; i += 61) {
+    h = Math.imul(h ^ words[i]!, 0x01000193);
+    h ^= h >>> 15;
+  }
+  for (let i = data.length & ~3; i < data.length; i++) h = Math.imul(h ^ data[i]!, 0x01000193);
   return `${data.length}.w${(h >>> 0).toString(16)}`;
 }
 
@@ -104,7 +112,8 @@ export function readCache(fs: typeof Fs, file: string, identity: string): { data
     fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW | fs.constants.O_NONBLOCK);
     const st = fs.fstatSync(fd);
     if (!st.isFile() || st.uid !== process.getuid?.() || (st.mode & 0o022) !== 0 || st.size > 64 << 20) return undefined;
-    // The size fstat gave: a file that grew meanwhile is cut there, and then fails its check.
+    // The size fstat gave. Never a file this code is writing (it renames a whole new one into place);
+    // one another program lengthens meanwhile is read and checked as fstat saw it.
     const whole = Buffer.allocUnsafeSlow(st.size);
     let got = 0;
     for (let n = 1; got < whole.length && n > 0; got += n) n = fs.readSync(fd, whole, got, whole.length - got, got);

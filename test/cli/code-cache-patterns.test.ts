@@ -85,6 +85,51 @@ describe('lib/code-cache.ts without patterns', () => {
     expect(dataCheck(sampled)).not.toBe(check);
   });
 
+  it('dataCheck tells apart damage to the top bytes of two sampled words, and to the bytes past the last whole word', () => {
+    // A multiply carries a change only upward: without folding the high half down, the low bits of
+    // the hash depended only on the low bytes of the words, and 255 of these 65,535 pairs collided.
+    const data = Buffer.from(Array.from({ length: 733 }, (_, i) => (i * 37 + 11) & 0xff));
+    const check = dataCheck(data);
+    const seen = new Set<string>([check]);
+    for (let a = 0; a < 256; a++) {
+      for (let b = 0; b < 256; b++) {
+        if (a === data[3] && b === data[247]) continue;
+        const damaged = Buffer.from(data);
+        damaged[3] = a; // the top byte of word 0 (little-endian), sampled
+        damaged[247] = b; // the top byte of word 61, sampled
+        seen.add(dataCheck(damaged));
+      }
+    }
+    expect(seen.size).toBe(65_536);
+    const tail = Buffer.from(data);
+    tail[732] = tail[732]! ^ 0x80; // past the last whole word
+    expect(dataCheck(tail)).not.toBe(check);
+    expect(dataCheck(Buffer.from([1, 2, 3]))).not.toBe(dataCheck(Buffer.from([1, 2, 4])));
+    expect(dataCheck(new Uint8Array(0))).toBe(dataCheck(Buffer.alloc(0)));
+  });
+
+  it('readCache takes a first line ending at byte 4096 at the latest, and refuses an empty file or one with no line', () => {
+    const xdg = mkdtempSync(join(work, 'xdg-'));
+    const file = `${xdg}/line.v8cache`;
+    const data = Buffer.from(Array.from({ length: 1000 }, (_, i) => i & 0xff));
+    const lineOf = (length: number) => {
+      const tail = `\tkeys\t${dataCheck(data)}\n`;
+      return Buffer.from(`${'i'.repeat(length - tail.length)}${tail}`, 'latin1');
+    };
+    for (const [lineLength, taken] of [[4096, true], [4097, true], [4098, false]] as const) {
+      const line = lineOf(lineLength);
+      writeFileSync(file, Buffer.concat([line, data]), { mode: 0o600 });
+      const id = line.toString('latin1').split('\t')[0]!;
+      const got = readCache(fs, file, id);
+      expect(got !== undefined, `line of ${lineLength} bytes (newline at ${lineLength - 1})`).toBe(taken);
+      if (got) expect(Buffer.compare(got.data, data)).toBe(0);
+    }
+    writeFileSync(file, '', { mode: 0o600 });
+    expect(readCache(fs, file, '')).toBeUndefined();
+    writeFileSync(file, 'no line at all', { mode: 0o600 });
+    expect(readCache(fs, file, 'no line at all')).toBeUndefined();
+  });
+
   it('readCache refuses a file with a zeroed block, a cut body or the byte check of an older version', () => {
     const xdg = mkdtempSync(join(work, 'xdg-'));
     const data = Buffer.from(Array.from({ length: 30_000 }, (_, i) => (i * 7 + 3) & 0xff));
