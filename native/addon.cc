@@ -8,7 +8,7 @@
 #include <string>
 
 namespace claude_ps {
-void RegisterExitWatch(Napi::Env env, Napi::Object exports);  // exit_poller.cc
+void RegisterExitWatch(Napi::Env env, Napi::Object exports);  // exit_poller.cc, exit_win32.cc
 }  // namespace claude_ps
 
 namespace {
@@ -115,13 +115,22 @@ Napi::Value LockFolder(const Napi::CallbackInfo& info) {
   return Napi::Number::New(env, claude_ps::LockFolder(path.c_str()));
 }
 
+// The exit watcher's part (FdPoller, exitHandle, hangupHandle, ...), a fresh object per call, which the
+// caller keeps (lib/backend/exits.ts). Made on first need, not in Init: defining its class at every load
+// cost ~0.2 ms of each cold start, and most processes only read.
+Napi::Value ExitWatch(const Napi::CallbackInfo& info) {
+  Napi::Object parts = Napi::Object::New(info.Env());
+  claude_ps::RegisterExitWatch(info.Env(), parts);
+  return parts;
+}
+
 Napi::Object Init(Napi::Env env, Napi::Object exports) {
   exports.Set("probe", Napi::Function::New(env, Probe, "probe"));
   exports.Set("readFilesInto", Napi::Function::New(env, ReadFilesInto, "readFilesInto"));
   exports.Set("lockFolder", Napi::Function::New(env, LockFolder, "lockFolder"));
   exports.Set("listFolder", Napi::Function::New(env, ListFolder, "listFolder"));
   exports.Set("clockTicks", Napi::Number::New(env, static_cast<double>(claude_ps::ClockTicksPerSecond())));
-  claude_ps::RegisterExitWatch(env, exports);
+  exports.Set("exitWatch", Napi::Function::New(env, ExitWatch, "exitWatch"));
   return exports;
 }
 

@@ -52,9 +52,24 @@ export function errnoName(code: number): string {
 /** Set once the kernel refused the call itself: no process gets a handle after that. */
 let unsupported: string | undefined;
 
+/** The exit watcher's part of each addon, made once per addon object (see exitAddon). */
+const exitParts = new WeakMap<object, Partial<ExitAddon>>();
+
+/**
+ * The serving addon's exit watcher: the object its `exitWatch()` makes on first need (native/addon.cc:
+ * defining the poller class at every load cost each cold start ~0.2 ms), kept for the addon's life; an
+ * addon of an older build holds the same exports itself.
+ */
 function exitAddon(): ExitAddon | undefined {
-  const addon = servingAddon() as (Partial<ExitAddon> & object) | undefined;
-  if (addon === undefined || typeof addon.exitHandle !== 'function' || typeof addon.FdPoller !== 'function') return undefined;
+  const served = servingAddon() as (Partial<ExitAddon> & { exitWatch?: () => Partial<ExitAddon> } & object) | undefined;
+  if (served === undefined) return undefined;
+  let addon: Partial<ExitAddon> = served;
+  if (typeof served.exitWatch === 'function') {
+    let parts = exitParts.get(served);
+    if (parts === undefined) exitParts.set(served, (parts = served.exitWatch()));
+    addon = parts;
+  }
+  if (typeof addon.exitHandle !== 'function' || typeof addon.FdPoller !== 'function') return undefined;
   return addon as ExitAddon;
 }
 

@@ -40,7 +40,7 @@ test('a planted token one tick off either way is recycled; .NET ticks of the sam
 
 test('exited while a handle on it is held: zombie (provably dead); once released: gone', async () => {
   const { child, pid } = await startChild();
-  const native = addon();
+  const native = addon().exitWatch(); // the exit watcher's part, made on first need (native/addon.cc)
   const key = native.exitHandle(pid);
   assert.ok(key > 0, `exitHandle answered ${key}`);
   try {

@@ -77,7 +77,7 @@ test('added, changed and removed as Claude Code writes, rewrites and deletes a r
 });
 
 test('exit handles: keys are not reused, a removed one is never reported, a closed poller reports nothing', async () => {
-  const native = addon();
+  const native = addon().exitWatch(); // the exit watcher's part, made on first need (native/addon.cc)
   const a = await startChild();
   const b = await startChild();
   const reported = [];
