@@ -209,12 +209,15 @@ describe.skipIf(shells.length === 0)('the reader over many files', () => {
         process.kill(-swapper.pid!, 'SIGKILL');
       }
       console.log(`FIFO swaps: ${reads} proven reads, slowest read ${slowest} ms`);
-      // GNU timeout(1) ends an od that opened the FIFO after 5 s; the file is then read alone, without waiting.
-      expect(slowest).toBeLessThan(12_000);
+      // GNU timeout(1) ends an od that opened the FIFO after 5 s; the file is then read alone, without
+      // waiting. A folder is read up to 5 times (lib/hosts/reader.sh, read_folder), and with the swapper
+      // renaming every 20-170 ms more than one attempt can meet the FIFO: 12.2 s was seen on a loaded
+      // machine. What must hold is the bound, 5 attempts of at most 5 s each, not a blocked read.
+      expect(slowest).toBeLessThan(5 * 5_000 + 5_000);
     } finally {
       swapping.remove();
     }
-  }, 60_000);
+  }, 90_000);
 
   it('3,000 stale records and one live session, over ssh: every record judged, the guard says yes', async () => {
     const many = makeRegistry('cps-reader-batch-many-');
