@@ -45,7 +45,7 @@ export function recordedToken(value: unknown): string | undefined {
  * goes through here, and a cold process (a statusline's, a guard's) would compile the pattern twice,
  * once more to machine code on its second use, for a handful of tokens.
  */
-function isDecimal(t: string): boolean {
+export function isDecimal(t: string): boolean {
   if (t.length === 0) return false;
   for (let i = 0; i < t.length; i++) {
     const c = t.charCodeAt(i);

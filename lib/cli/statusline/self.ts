@@ -6,6 +6,7 @@
  * and every session counts as another.
  */
 import type { SessionRecord } from '../../registry/types.js';
+import { isDecimal } from '../../proc/token.js';
 
 export type SelfSource = 'CLAUDE_PID' | 'session_id' | 'CLAUDE_CODE_SESSION_ID' | 'none';
 
@@ -16,14 +17,9 @@ export interface SelfMatch {
   problem?: string;
 }
 
-/** A PID as text: 1 to 16 decimal digits, no leading zero (a loop: a render would compile a pattern for one test). */
+/** A PID as text: 1 to 16 decimal digits, no leading zero (no pattern: a render would compile one for one test). */
 function isPidText(text: string): boolean {
-  if (text.length === 0 || text.length > 16 || text.charCodeAt(0) === 48) return false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 48 || c > 57) return false;
-  }
-  return true;
+  return text.length <= 16 && text.charCodeAt(0) !== 48 && isDecimal(text);
 }
 
 export function findSelf(
