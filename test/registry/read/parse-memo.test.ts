@@ -18,6 +18,19 @@ describe.each(BACKENDS)('the parse memo (%s backend)', (backendName) => {
   selectBackendForSuite(backendName);
   const fx = liveAndRegistryPerTest();
 
+  it('keeps nothing at a process\'s first read of a folder; from the second read on, an unchanged text gives back its claim', () => {
+    fx.reg.write(fx.live.pid, sessionRecord(fx.live.pid, { procStart: tokenOf(fx.live.pid, backendName) }));
+    const [first] = readRecords(fx.reg.configDir, FAST);
+    expect(memoFootprint(fx.reg.sessions)).toMatchObject({ entries: 0 });
+    const [second] = readRecords(fx.reg.configDir, FAST);
+    expect(memoFootprint(fx.reg.sessions)).toMatchObject({ entries: 1 });
+    const [third] = readRecords(fx.reg.configDir, FAST);
+    // Parsed at the first two reads (two documents), given back at the third (the same frozen document).
+    expect(second!.raw).not.toBe(first!.raw);
+    expect(third!.raw).toBe(second!.raw);
+    expect(third).toEqual(first);
+  });
+
   it('a record rewritten in place, same length, is read as its new text', () => {
     const record = (name: string) => sessionRecord(fx.live.pid, { procStart: tokenOf(fx.live.pid, backendName), name, sessionId: 's-1' });
     fx.reg.write(fx.live.pid, record('alpha'));
@@ -98,6 +111,9 @@ describe.each(BACKENDS)('the parse memo (%s backend)', (backendName) => {
   it('a folder whose listing shrinks drops what it held of the names that left', () => {
     const names = Array.from({ length: 300 }, (_, i) => `${2_000_000 + i}.json`);
     for (const [i, name] of names.entries()) writeFileSync(fx.reg.path(name), JSON.stringify(sessionRecord(2_000_000 + i)));
+    readRecords(fx.reg.configDir, FAST);
+    // The first read keeps nothing; the second keeps every record.
+    expect(memoFootprint(fx.reg.sessions).entries).toBe(0);
     readRecords(fx.reg.configDir, FAST);
     expect(memoFootprint(fx.reg.sessions).entries).toBe(300);
     for (const name of names.slice(10)) rmSync(fx.reg.path(name));
