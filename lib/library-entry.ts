@@ -29,6 +29,9 @@ import type * as Vm from 'node:vm';
 import { cachePlace, readCache, readSource, writeCache } from './code-cache.js';
 
 type Exports = Record<string, unknown>;
+
+/** The platform's path separator (path.sep), without loading node:path's functions. */
+const SEP = process.platform === 'win32' ? '\\' : '/';
 type CoreFunction = (exports: Exports, require: (id: string) => unknown, module: { exports: Exports }, filename: string, dirname: string) => void;
 type GetBuiltin = <T>(id: string) => T;
 
@@ -80,7 +83,9 @@ export function loadLibrary(meta: EntryMeta, buildId: string, bundled: () => Exp
   // no dirname (esbuild's CommonJS output leaves import.meta empty): the URL, which then throws.
   const dir = typeof meta.dirname === 'string' ? meta.dirname : undefined;
   try {
-    file = dir !== undefined ? builtin<typeof Path>('node:path').join(dir, 'index.cjs') : builtin<typeof Url>('node:url').fileURLToPath(new URL('./index.cjs', entryUrl));
+    // The folder and the name with the platform's separator between, as path.join would give them (the
+    // folder is a normalized absolute path): each node:path function is compiled at its first call.
+    file = dir !== undefined ? `${dir}${dir.endsWith(SEP) ? '' : SEP}index.cjs` : builtin<typeof Url>('node:url').fileURLToPath(new URL('./index.cjs', entryUrl));
     opened = readSource(fs, file);
   } catch (error) {
     failure = error;

@@ -21,7 +21,10 @@ export interface FileBatch {
   status: Uint8Array;
   /** META_STRIDE numbers per file: offset and length into `bytes`, inode, size and mtime (ms) from fstat. */
   meta: Float64Array;
-  /** The contents of every READ_OK file, one after another. */
+  /**
+   * The contents of every READ_OK file, one after another (where `meta` says). A borrowed batch's may
+   * run on past the last file: it is the reader's scratch buffer itself.
+   */
   bytes: Buffer;
 }
 
@@ -156,9 +159,10 @@ export const jsReadFiles: ReadFiles = (dir, names, maxBytes, borrow = false) => 
     }
   }
   if (scratch.length > SCRATCH_KEPT) scratch = undefined;
-  // Borrowed: valid until the next call. Else a copy, so no caller's bytes change under it at the
-  // next call (small ones come from Node's pool).
-  if (borrow) return { status, meta, bytes: out.subarray(0, used) };
+  // Borrowed: valid until the next call, the scratch buffer itself (Buffer#subarray is JS a cold read
+  // would compile for this one call). Else a copy, so no caller's bytes change under it at the next
+  // call (small ones come from Node's pool).
+  if (borrow) return { status, meta, bytes: out };
   const bytes = Buffer.allocUnsafe(used);
   out.copy(bytes, 0, 0, used);
   return { status, meta, bytes };
@@ -197,7 +201,7 @@ export function nativeReadFiles(addon: NativeReader): ReadFiles {
       nativeScratch = undefined;
       nativeHint = Math.max(nativeHint, used + (used >> 2));
     }
-    if (borrow) return { status, meta, bytes: out.subarray(0, used) };
+    if (borrow) return { status, meta, bytes: out };
     const bytes = Buffer.allocUnsafe(used);
     out.copy(bytes, 0, 0, used);
     return { status, meta, bytes };

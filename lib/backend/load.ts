@@ -4,7 +4,7 @@
  */
 import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, posix, relative, sep, toNamespacedPath } from 'node:path';
+import { dirname, join, relative, sep, toNamespacedPath } from 'node:path';
 import { hereFile } from '../runtime.js';
 import type { NativeReader } from './files.js';
 import type { NativeLister } from './list-folder.js';
@@ -39,26 +39,45 @@ export function detectedLibc(env: NodeJS.ProcessEnv, alpineRelease: () => boolea
  * cannot load there (no libc.so.6), nor the musl one on glibc.
  */
 export function addonCandidates(platform: string, arch: string, libc: Libc): string[] {
-  // Forward slashes on every platform: these are also what `doctor` reports.
-  const dir = posix.join('prebuilds', `${platform}-${arch}`);
+  // Forward slashes on every platform: these are also what `doctor` reports. Spelled out rather than
+  // posix.join'ed (the parts are clean names): each node:path function a cold start calls first is
+  // compiled then, from Node's source.
+  const dir = `prebuilds/${platform}-${arch}`;
   const files = ['build/Release/claude_ps.node'];
   if (platform === 'linux') {
     const other: Libc = libc === 'musl' ? 'glibc' : 'musl';
-    files.push(posix.join(dir, `${ADDON_NAME}.${libc}.node`), posix.join(dir, `${ADDON_NAME}.${other}.node`));
+    files.push(`${dir}/${ADDON_NAME}.${libc}.node`, `${dir}/${ADDON_NAME}.${other}.node`);
   }
-  files.push(posix.join(dir, `${ADDON_NAME}.node`));
+  files.push(`${dir}/${ADDON_NAME}.node`);
   // macOS ships one universal binary (prebuildify --arch x64+arm64).
   if (platform === 'darwin') files.push(`prebuilds/darwin-x64+arm64/${ADDON_NAME}.node`);
   return files;
 }
 
+/**
+ * `dir` joined with a relative path of clean names in forward slashes. On POSIX that is the two with
+ * a slash between (no node:path call on a cold start: Node compiles each of its functions at its first
+ * call, ~20-50 us apiece here); on Windows path.join, which also turns the slashes around, as the
+ * `\\?\` form dlopen is given needs.
+ */
+function under(dir: string, relativePath: string): string {
+  return sep === '/' ? `${dir.endsWith('/') ? dir.slice(0, -1) : dir}/${relativePath}` : join(dir, relativePath);
+}
+
+/** The folder holding `path` (absolute, no trailing slash), as path.dirname gives it; the same on POSIX without the call. */
+function parentOf(path: string): string {
+  if (sep !== '/') return dirname(path);
+  const at = path.lastIndexOf('/');
+  return at > 0 ? path.slice(0, at) : '/';
+}
+
 /** The package root: the nearest folder above this file that holds binding.gyp. */
 function packageRoot(): string | undefined {
   if (hereFile === undefined) return undefined;
-  let dir = dirname(hereFile);
+  let dir = parentOf(hereFile);
   for (let i = 0; i < 5; i++) {
-    if (existsSync(join(dir, 'binding.gyp'))) return dir;
-    const parent = dirname(dir);
+    if (existsSync(under(dir, 'binding.gyp'))) return dir;
+    const parent = parentOf(dir);
     if (parent === dir) break;
     dir = parent;
   }
@@ -153,7 +172,7 @@ export function loadNativeAddon(): AddonLoad {
   const libc = process.platform === 'linux' ? detectedLibc(process.env, () => existsSync('/etc/alpine-release')) : 'glibc';
   const refused: string[] = [];
   for (const file of addonCandidates(process.platform, process.arch, libc)) {
-    const path = join(root, file);
+    const path = under(root, file);
     const damage = elfCheck(path);
     if (typeof damage === 'object') continue;
     if (damage !== undefined) {

@@ -102,6 +102,17 @@ function realKey(dir: string): string {
   }
 }
 
+/**
+ * True for a POSIX absolute path with nothing path.resolve would change: no empty, `.` or `..` segment
+ * and no trailing slash. Its sessions folder is then itself + `/sessions`, with no node:path call: a
+ * cold process compiles join, normalize and resolve at their first call (~0.1 ms here), for a path
+ * that is already in their form (test/registry/config-fast-path.test.ts holds the two equal).
+ */
+export function isPlainAbsolute(path: string): boolean {
+  if (path.charCodeAt(0) !== 47 || path.length < 2 || path.charCodeAt(path.length - 1) === 47) return false;
+  return !path.includes('//') && !path.includes('/./') && !path.includes('/../') && !path.endsWith('/.') && !path.endsWith('/..');
+}
+
 /** The last single absolute config dir resolved, and its sessions folder. */
 let lastAbsolute: string | undefined;
 let lastResolved = '';
@@ -114,6 +125,12 @@ let lastResolved = '';
 export function resolveSessionsDirs(configDirs: ConfigDirs, env: NodeJS.ProcessEnv = process.env): string[] {
   // A poller names the same absolute folder on every call: its resolution depends on nothing else.
   if (configDirs === lastAbsolute && lastAbsolute !== undefined) return [lastResolved];
+  // (A NUL still goes to configDirList, which refuses it.)
+  if (typeof configDirs === 'string' && sep === '/' && isPlainAbsolute(configDirs) && !configDirs.includes('\0')) {
+    lastAbsolute = configDirs;
+    lastResolved = `${configDirs}/sessions`;
+    return [lastResolved];
+  }
   const dirs = configDirList(configDirs, env).map((configDir) => resolve(sessionsDir(configDir)));
   // One folder has nothing to be deduplicated against: skip the realpath (a third of an empty scan).
   if (dirs.length === 1) {
