@@ -12,6 +12,7 @@ import { clockName, interleaved, medianRatio, processTime } from '../lib/measure
 
 const dist = (file) => fileURLToPath(new URL(`../../dist/${file}`, import.meta.url));
 const floorReader = fileURLToPath(new URL('../lib/floor-reader.cjs', import.meta.url));
+const floorModule = new URL('../lib/floor-reader.mjs', import.meta.url).href;
 
 export function processSection({ libs, fixtures, bins, quick }) {
   const hasRegistry = typeof libs.native.liveRecords === 'function';
@@ -58,6 +59,14 @@ export function processSection({ libs, fixtures, bins, quick }) {
     }
     const dir = JSON.stringify(configDir);
     if (!hasRegistry) continue;
+    // The floor of the import rows: the same rules-free reader, imported cold as claude-ps is.
+    const esmFloorArgs = ['-e', `import(${JSON.stringify(floorModule)}).then((m) => process.stdout.write(m.countLive(${dir}) + "\\n"))`];
+    if (process.platform === 'linux' && existsSync(cli)) {
+      const floor = spawnSync(node, esmFloorArgs, { env, encoding: 'utf8' }).stdout.trim();
+      const ours = spawnSync(node, [cli, 'count', '--config-dir', configDir], { env, encoding: 'utf8' }).stdout.trim();
+      if (floor === ours) rows.push({ name: 'floor: the same reader imported as an ES module', n, args: esmFloorArgs, key: 'esm-floor' });
+      else missing.push(`no ES module floor row at ${n} records: bench/lib/floor-reader.mjs counted ${floor || 'nothing'}, claude-ps count ${ours || 'nothing'}`);
+    }
     rows.push({
       name: 'cold `import` + `liveRecords()` (ESM)',
       n,
@@ -109,7 +118,7 @@ export function processSection({ libs, fixtures, bins, quick }) {
   const targets = [];
   const esmBaseIndex = rows.findIndex((row) => row.key === 'esm-base');
   rows.forEach((row, i) => {
-    if (!row.key || row.key === 'esm-base' || row.key === 'floor') return;
+    if (!row.key || row.key === 'esm-base' || row.key === 'floor' || row.key === 'esm-floor') return;
     if (row.key === 'import') {
       const r = ratio(i, esmBaseIndex);
       targets.push(targetLine(`cold import + first \`liveRecords()\` vs bare node importing an empty ES module file, ${row.n} records`, fmtPerRound(r), '≤ 1.10x', r <= 1.1));
@@ -132,6 +141,22 @@ export function processSection({ libs, fixtures, bins, quick }) {
         `${fmtTime(Math.max(0, 1.1 * bare - floor))} for loading and running claude-ps; \`claude-ps count\` takes ${fmtTime(count - floor)} beyond the floor.`,
     ];
   });
+  // The same for the import rows, against the empty module's import (their goal's base), per round.
+  const esmBase = esmBaseIndex < 0 ? undefined : medians.get(impls[esmBaseIndex].name);
+  const importHeadroom = [10, 100].flatMap((n) => {
+    const floorAt = rows.findIndex((row) => row.key === 'esm-floor' && row.n === n);
+    const importAt = rows.findIndex((row) => row.key === 'import' && row.n === n);
+    if (esmBase === undefined || floorAt < 0 || importAt < 0) return [];
+    const floor = medians.get(impls[floorAt].name);
+    const imported = medians.get(impls[importAt].name);
+    const floorRatio = ratio(floorAt, esmBaseIndex);
+    const left = floorRatio > 1.1 ? 'over a ≤ 1.10x goal by itself' : `so a ≤ 1.10x goal leaves ${fmtTime(Math.max(0, 1.1 * esmBase - floor))} for loading and running claude-ps`;
+    const beyond = imported >= floor ? `${fmtTime(imported - floor)} more than` : `${fmtTime(floor - imported)} less than`;
+    return [
+      `${n} records imported: the floor adds ${fmtTime(floor - esmBase)} (${fmtPerRound(floorRatio)} per round) to the empty module's import, ${left}; ` +
+        `the import and first \`liveRecords()\` of claude-ps take ${beyond} the floor (${fmtPerRound(ratio(importAt, floorAt))} per round).`,
+    ];
+  });
   const markdown = [
     '## Whole process (a statusline render: start Node, load, scan, print, exit)',
     '',
@@ -140,6 +165,9 @@ export function processSection({ libs, fixtures, bins, quick }) {
     '',
     table_,
     ...(headroom.length ? ['', 'The floor row is bench/lib/floor-reader.cjs: the same registry read with none of the rules (no listing proof, no safe open, no schema, no pidDomain), its count written with fs.writeSync. ' + headroom.join(' ')] : []),
+    ...(importHeadroom.length
+      ? ['', 'The ES module floor row is bench/lib/floor-reader.mjs, that reader imported cold as the import rows import claude-ps (its node:fs from process.getBuiltinModule, as the library takes its own). ' + importHeadroom.join(' ')]
+      : []),
     ...(missing.length ? ['', missing.join('; ')] : []),
   ].join('\n');
   return { markdown, targets };
