@@ -30,8 +30,9 @@ export interface FileBatch {
 
 /**
  * `borrow`: the caller is done with the batch before the next read (it decodes it at once), so the
- * readers may hand out views of per-process scratch arrays (status, meta; in the JS twin the bytes
- * too) instead of fresh ones: valid until the next borrowing read.
+ * readers may hand out per-process scratch arrays (views of the status and meta ones, and the bytes'
+ * whole scratch buffer, which may run on past the batch) instead of fresh ones: valid until the next
+ * borrowing read.
  */
 export type ReadFiles = (dir: string, names: readonly string[], maxBytes: number, borrow?: boolean) => FileBatch;
 

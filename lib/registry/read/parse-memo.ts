@@ -6,11 +6,13 @@
  * 10-record scan. Claims are never changed after parsing and their `raw` is frozen, so sharing one
  * across scans is safe; every record made from it is a new frozen object with a fresh verdict.
  *
- * Kept from a folder's second read on: the first read of a folder by a process has nothing to look up,
- * and most processes read a folder once (a statusline render, a guard, `claude-ps count`, a script's
- * import and one `liveRecords()`), so they keep nothing and spend nothing keeping it: each kept
- * record cost ~0.4 KB of young garbage and a scan of its text for its cost, ~0.17 ms and ~10 KB of a
- * cold 100-record read (30 parsed). A poller parses its records once more, at its second scan.
+ * Kept from a folder's second batch read on: the first batch a process reads of a folder has nothing
+ * to look up, and most processes read a folder once (a statusline render, a guard, `claude-ps count`,
+ * a script's import and one `liveRecords()`), so they keep nothing and spend nothing keeping it: each
+ * kept record cost ~0.4 KB of young garbage and a scan of its text for its cost, ~0.17 ms and ~10 KB of
+ * a cold 100-record read (30 parsed). A poller parses its records once more, at its second scan. (The
+ * later batches of that first scan, a re-read after the retry pause or the slices after the first of
+ * a big asynchronous scan, are kept already.)
  *
  * Bounded three ways, so another program's folder cannot make us hold memory: at most MAX_FOLDERS
  * folders, a folder's entries dropped when they outnumber twice its listing, and entries kept only up
@@ -70,7 +72,7 @@ function costOf(text: string): number {
 
 /**
  * The memo of one folder, about to be read (`folderSize`: the names its listing holds), or undefined
- * at this process's first read of it: that read keeps nothing (above), the next ones do.
+ * at this process's first batch read of it: that batch keeps nothing (above), the next ones do.
  */
 export function folderMemo(dir: string, folderSize: number): FolderMemo | undefined {
   const memo = folders.get(dir);
