@@ -62,7 +62,8 @@ function readStat(pid: number, buf: Buffer): number {
 }
 
 const SYSTEM: LinuxCalls = { killZero, readStat };
-const statBuf = Buffer.allocUnsafe(1024);
+/** Where /proc/<pid>/stat is read: made at the first JS probe (a process the addon serves never needs it, nor Node's buffer pool). */
+let statBuf: Buffer | undefined;
 
 /** probeInto over the given calls (the real ones in jsLinuxBackend). */
 export function linuxProbeInto(calls: LinuxCalls, pids: Int32Array, states: Uint8Array, tokens: Float64Array): void {
@@ -78,8 +79,9 @@ export function linuxProbeInto(calls: LinuxCalls, pids: Int32Array, states: Uint
       states[k] = STATE_GONE;
       continue;
     }
-    const length = calls.readStat(pid, statBuf);
-    const fields = length > 0 ? parseStatBytes(statBuf, length) : undefined;
+    const buf = (statBuf ??= Buffer.allocUnsafe(1024));
+    const length = calls.readStat(pid, buf);
+    const fields = length > 0 ? parseStatBytes(buf, length) : undefined;
     if (!fields) {
       // kill said it exists, yet its stat cannot be read: hidepid or EPERM (it still exists), another
       // namespace's /proc, or it exited and was reaped in between. Asking kill again tells them apart.
