@@ -7,6 +7,9 @@
  * over bare `node` is what any reader of the registry pays for its file system work and the first
  * use of Node's fs code: the part of claude-ps's own cost that no change to claude-ps can remove.
  * Not a peer (bench/lib/peers.mjs holds those): unsafe on a registry another program writes.
+ * Its twin for the import rows is floor-reader.mjs, the same loop as an ES module (a script run by
+ * path and a module imported cold are the two forms measured; neither can load the other at no cost):
+ * change both, as the bench checks each counts what claude-ps counts.
  */
 'use strict';
 const fs = require('node:fs');

@@ -86,7 +86,7 @@ function batchArrays(count: number, borrow: boolean): { status: Uint8Array; meta
 }
 
 /** `dir` + `/` + a listed name (names hold no `/`): the file the kernel finds, without path.join's work. */
-function childPath(dir: string, name: string): string {
+export function childPath(dir: string, name: string): string {
   return dir.endsWith('/') || dir.endsWith(sep) ? dir + name : `${dir}${sep}${name}`;
 }
 

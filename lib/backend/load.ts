@@ -6,7 +6,7 @@ import { closeSync, constants, existsSync, fstatSync, openSync, readSync } from 
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep, toNamespacedPath } from 'node:path';
 import { hereFile } from '../runtime.js';
-import type { NativeReader } from './files.js';
+import { childPath, type NativeReader } from './files.js';
 import type { NativeLister } from './list-folder.js';
 
 export interface NativeAddon extends NativeReader, NativeLister {
@@ -61,7 +61,7 @@ export function addonCandidates(platform: string, arch: string, libc: Libc): str
  * `\\?\` form dlopen is given needs.
  */
 function under(dir: string, relativePath: string): string {
-  return sep === '/' ? `${dir.endsWith('/') ? dir.slice(0, -1) : dir}/${relativePath}` : join(dir, relativePath);
+  return sep === '/' ? childPath(dir, relativePath) : join(dir, relativePath);
 }
 
 /** The folder holding `path` (absolute, no trailing slash), as path.dirname gives it; the same on POSIX without the call. */
